@@ -1,0 +1,2 @@
+//! The `factpico` command-line tool.
+fn main() {}

@@ -1,0 +1,1 @@
+//! The only factpico crate that talks to ONNX Runtime (ort) and tokenizers: library discovery, model directories, sessions, pair batching, seq2seq generation.
