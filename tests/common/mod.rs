@@ -100,3 +100,31 @@ pub fn golden(name: &str) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("golden file {} unreadable: {e}", p.display()));
     serde_json::from_str(&text).unwrap()
 }
+
+/// The self-written fixture pairs (`fixtures/pairs.jsonl` then `fixtures/edge_cases.jsonl`),
+/// in the order of `corpus.py::fixture_pairs`. Always available.
+pub fn fixture_pairs() -> Vec<Pair> {
+    let mut out = Vec::new();
+    for name in ["pairs.jsonl", "edge_cases.jsonl"] {
+        let text = std::fs::read_to_string(workspace_root().join("fixtures").join(name)).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            out.push(Pair {
+                id: v["id"].as_str().unwrap().to_owned(),
+                source: v["source"].as_str().unwrap().to_owned(),
+                summary: v["summary"].as_str().unwrap().to_owned(),
+            });
+        }
+    }
+    out
+}
+
+/// Every fixture source and summary as `(text_id, text)`.
+pub fn fixture_texts() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for p in fixture_pairs() {
+        out.push((format!("{}:source", p.id), p.source));
+        out.push((format!("{}:summary", p.id), p.summary));
+    }
+    out
+}

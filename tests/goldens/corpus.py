@@ -52,6 +52,23 @@ def texts():
         yield f"{pid}:summary", summ
 
 
+def fixture_pairs():
+    """Yield (pair_id, source, summary) for the self-written fixtures (always available)."""
+    fx = Path(__file__).resolve().parents[2] / "fixtures"
+    for name in ("pairs.jsonl", "edge_cases.jsonl"):
+        with open(fx / name, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                yield r["id"], r["source"], r["summary"]
+
+
+def fixture_texts():
+    """Yield (text_id, text) for every fixture source and summary."""
+    for pid, src, summ in fixture_pairs():
+        yield f"{pid}:source", src
+        yield f"{pid}:summary", summ
+
+
 if __name__ == "__main__":
     ps = list(pairs())
     print(len(ps), "pairs,", 2 * len(ps), "texts")
