@@ -1,0 +1,1 @@
+//! DAE (placeholder, filled below).
