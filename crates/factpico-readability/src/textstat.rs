@@ -39,42 +39,83 @@ fn class_073(c: char) -> Class {
     }
 }
 
+/// `class_073` of every ASCII character.
+const ASCII_CLASS: [Class; 128] = {
+    let mut t = [Class::Drop; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8 as char;
+        t[b] = if matches!(c, '\t'..='\r' | '\x1c'..='\x20') {
+            Class::Space
+        } else if c.is_ascii_alphanumeric() || c == '_' {
+            Class::Keep
+        } else {
+            Class::Drop
+        };
+        b += 1;
+    }
+    t
+};
+
 /// textstat 0.7.8 `RE_NONCONTRACTION_APOSTROPHE = r"\'(?![tsd]|ve|ll|re)"`: an ASCII
 /// apostrophe survives when the text right after it starts with `t`, `s`, `d`, `ve`, `ll`
 /// or `re` (case-sensitive, no word-boundary check).
 #[inline]
-fn keeps_apostrophe(rest: &str) -> bool {
-    let b = rest.as_bytes();
-    matches!(b.first(), Some(b't' | b's' | b'd'))
-        || rest.starts_with("ve")
-        || rest.starts_with("ll")
-        || rest.starts_with("re")
+fn keeps_apostrophe(rest: &[u8]) -> bool {
+    matches!(rest.first(), Some(b't' | b's' | b'd'))
+        || rest.starts_with(b"ve")
+        || rest.starts_with(b"ll")
+        || rest.starts_with(b"re")
 }
 
-/// Class of the character `c` at byte `i` of `s` under 0.7.8's `remove_punctuation`.
-#[inline]
-fn class_078(s: &str, i: usize, c: char) -> Class {
-    if c == '\'' {
-        if keeps_apostrophe(&s[i + 1..]) {
-            Class::Keep
-        } else {
-            Class::Drop
+/// The characters of a text with their class under the family's `remove_punctuation`
+/// (0.7.8: ASCII apostrophes classified by their look-ahead in this text).
+struct Classified<'a> {
+    text: &'a str,
+    pos: usize,
+    family: TextstatFamily,
+}
+
+impl<'a> Classified<'a> {
+    fn new(family: TextstatFamily, text: &'a str) -> Self {
+        Classified { text, pos: 0, family }
+    }
+}
+
+impl Iterator for Classified<'_> {
+    type Item = (Class, char);
+
+    #[inline]
+    fn next(&mut self) -> Option<(Class, char)> {
+        let bytes = self.text.as_bytes();
+        let &b = bytes.get(self.pos)?;
+        if b < 0x80 {
+            self.pos += 1;
+            let class = if b == b'\'' && self.family == TextstatFamily::Textstat078Cmudict {
+                if keeps_apostrophe(&bytes[self.pos..]) {
+                    Class::Keep
+                } else {
+                    Class::Drop
+                }
+            } else {
+                ASCII_CLASS[usize::from(b)]
+            };
+            return Some((class, b as char));
         }
-    } else {
-        class_073(c)
+        let c = self.text[self.pos..].chars().next()?;
+        self.pos += c.len_utf8();
+        Some((class_073(c), c))
     }
 }
 
 /// Number of whitespace-separated tokens left after punctuation removal: 0.7.3
-/// `lexicon_count(text)` / 0.7.8 `count_words(text)`.
+/// `lexicon_count(text)` / 0.7.8 `count_words(text)` (reference for the one-pass counters,
+/// used by the tests).
+#[cfg(test)]
 pub(crate) fn count_words(family: TextstatFamily, s: &str) -> usize {
     let mut n = 0;
     let mut in_word = false;
-    for (i, c) in s.char_indices() {
-        let class = match family {
-            TextstatFamily::Textstat073 => class_073(c),
-            TextstatFamily::Textstat078Cmudict => class_078(s, i, c),
-        };
+    for (class, _) in Classified::new(family, s) {
         match class {
             Class::Space => in_word = false,
             Class::Keep => {
@@ -97,7 +138,9 @@ fn is_terminator(c: char) -> bool {
 /// Calls `f` with every match of `re.findall(r"\b[^.!?]+[.!?]*", text, re.UNICODE)`, in
 /// order. A match starts at a Unicode word boundary (Python `\w` on one side only, text ends
 /// counting as non-word) at a character other than `.`, `!`, `?`; it runs to the next
-/// terminator and then over all consecutive terminators.
+/// terminator and then over all consecutive terminators. (Reference for the one-pass
+/// [`count_sentences`], used by the tests.)
+#[cfg(test)]
 pub(crate) fn for_each_fragment(text: &str, mut f: impl FnMut(&str)) {
     let bytes_len = text.len();
     let mut prev_word = false;
@@ -132,32 +175,76 @@ pub(crate) fn for_each_fragment(text: &str, mut f: impl FnMut(&str)) {
 
 /// 0.7.3 `sentence_count` / 0.7.8 `count_sentences`: fragments minus those with ≤ 2 words,
 /// at least 1 (0.7.8: 0 for `""`).
+///
+/// One pass that merges [`for_each_fragment`] with [`count_words`] of each fragment: the word
+/// state restarts at every fragment, characters between fragments are not counted. A 0.7.8
+/// apostrophe's look-ahead sees the same characters in the fragment as in the whole text,
+/// because a fragment ends either at the end of the text or after a `.`/`!`/`?`.
 pub(crate) fn count_sentences(family: TextstatFamily, text: &str) -> usize {
     if family == TextstatFamily::Textstat078Cmudict && text.is_empty() {
         return 0;
     }
-    let mut fragments = 0usize;
-    let mut ignored = 0usize;
-    for_each_fragment(text, |frag| {
-        fragments += 1;
-        if count_words(family, frag) <= 2 {
-            ignored += 1;
+    let (mut fragments, mut ignored) = (0usize, 0usize);
+    let (mut in_fragment, mut seen_terminator) = (false, false);
+    let (mut words, mut in_word) = (0usize, false);
+    let mut prev_word = false;
+    for (class, c) in Classified::new(family, text) {
+        let terminator = is_terminator(c);
+        if in_fragment && !terminator && seen_terminator {
+            // the fragment ended before `c`
+            in_fragment = false;
+            ignored += usize::from(words <= 2);
         }
-    });
+        // Python `\w` (a kept 0.7.8 apostrophe is not a word character)
+        let cur_word = class == Class::Keep && c != '\'';
+        if !in_fragment && cur_word != prev_word && !terminator {
+            in_fragment = true;
+            seen_terminator = false;
+            fragments += 1;
+            words = 0;
+            in_word = false;
+        }
+        if in_fragment {
+            seen_terminator |= terminator;
+            match class {
+                Class::Space => in_word = false,
+                Class::Keep => {
+                    words += usize::from(!in_word);
+                    in_word = true;
+                }
+                Class::Drop => {}
+            }
+        }
+        prev_word = cur_word;
+    }
+    if in_fragment {
+        ignored += usize::from(words <= 2);
+    }
     (fragments - ignored).max(1)
 }
 
-/// 0.7.3 `syllable_count` / 0.7.8 `count_syllables(text, "en_US")`.
-pub(crate) fn count_syllables(family: TextstatFamily, hyph: &Hyphenator, text: &str) -> usize {
+/// Words and syllables in one pass: (0.7.3 `lexicon_count`, `syllable_count`) /
+/// (0.7.8 `count_words`, `count_syllables(text, "en_US")`).
+///
+/// 0.7.3 counts syllables on `text.lower()` with punctuation removed afterwards, and words on
+/// the unlowered text, so the two token streams are tracked separately. 0.7.8 lowers after
+/// removing punctuation; lowering never creates or removes whitespace, so its words are the
+/// syllable tokens.
+pub(crate) fn count_words_and_syllables(
+    family: TextstatFamily,
+    hyph: &Hyphenator,
+    text: &str,
+) -> (usize, usize) {
     let mut scratch = Scratch::default();
     let mut word: Vec<char> = Vec::with_capacity(32);
     let mut key = String::with_capacity(64);
-    let mut total = 0usize;
+    let (mut syllables, mut tokens) = (0usize, 0usize);
     let mut finish = |word: &mut Vec<char>, key: &mut String| {
         if word.is_empty() {
             return;
         }
-        total += match family {
+        tokens += 1;
+        syllables += match family {
             TextstatFamily::Textstat073 => hyph.count_breaks_lowered(word, &mut scratch) + 1,
             TextstatFamily::Textstat078Cmudict => {
                 key.clear();
@@ -170,39 +257,54 @@ pub(crate) fn count_syllables(family: TextstatFamily, hyph: &Hyphenator, text: &
         };
         word.clear();
     };
-    match family {
-        TextstatFamily::Textstat073 => {
-            // text.lower() first, then remove punctuation on the lowered characters.
-            for c in text.chars() {
-                for_each_lower(c, |l| match class_073(l) {
-                    Class::Space => finish(&mut word, &mut key),
-                    Class::Keep => word.push(l),
-                    Class::Drop => {}
-                });
-            }
-        }
-        TextstatFamily::Textstat078Cmudict => {
-            // remove punctuation on the original text, then lower().
-            for (i, c) in text.char_indices() {
-                match class_078(text, i, c) {
-                    Class::Space => finish(&mut word, &mut key),
-                    Class::Keep => for_each_lower(c, |l| word.push(l)),
+    let mut lexicon = 0usize;
+    let mut in_lexicon_word = false;
+    for (class, c) in Classified::new(family, text) {
+        match family {
+            TextstatFamily::Textstat073 => {
+                match class {
+                    Class::Space => in_lexicon_word = false,
+                    Class::Keep => {
+                        lexicon += usize::from(!in_lexicon_word);
+                        in_lexicon_word = true;
+                    }
                     Class::Drop => {}
                 }
+                // text.lower() first, then remove punctuation on the lowered characters.
+                if c.is_ascii() {
+                    match class {
+                        Class::Space => finish(&mut word, &mut key),
+                        Class::Keep => word.push(c.to_ascii_lowercase()),
+                        Class::Drop => {}
+                    }
+                } else {
+                    for_each_lower(c, |l| match class_073(l) {
+                        Class::Space => finish(&mut word, &mut key),
+                        Class::Keep => word.push(l),
+                        Class::Drop => {}
+                    });
+                }
             }
+            TextstatFamily::Textstat078Cmudict => match class {
+                // remove punctuation on the original text, then lower().
+                Class::Space => finish(&mut word, &mut key),
+                Class::Keep => for_each_lower(c, |l| word.push(l)),
+                Class::Drop => {}
+            },
         }
     }
     finish(&mut word, &mut key);
-    total
+    let words = match family {
+        TextstatFamily::Textstat073 => lexicon,
+        TextstatFamily::Textstat078Cmudict => tokens,
+    };
+    (words, syllables)
 }
 
 /// All three counts of one text.
 pub(crate) fn counts(family: TextstatFamily, hyph: &Hyphenator, text: &str) -> TextCounts {
-    TextCounts {
-        sentences: count_sentences(family, text),
-        words: count_words(family, text),
-        syllables: count_syllables(family, hyph, text),
-    }
+    let (words, syllables) = count_words_and_syllables(family, hyph, text);
+    TextCounts { sentences: count_sentences(family, text), words, syllables }
 }
 
 #[cfg(test)]
@@ -230,6 +332,39 @@ mod tests {
         assert_eq!(frags("½ dose. ²x"), vec!["½ dose.", "²x"]);
     }
 
+    /// `count_sentences` by the letter of textstat: findall, then `count_words` per fragment.
+    fn count_sentences_reference(family: TextstatFamily, text: &str) -> usize {
+        if family == TextstatFamily::Textstat078Cmudict && text.is_empty() {
+            return 0;
+        }
+        let (mut n, mut ignored) = (0, 0);
+        for_each_fragment(text, |f| {
+            n += 1;
+            ignored += usize::from(count_words(family, f) <= 2);
+        });
+        (n - ignored).max(1)
+    }
+
+    #[test]
+    fn one_pass_sentences_equal_reference() {
+        use TextstatFamily::*;
+        let texts = [
+            "",
+            "Go.",
+            "a.b c d. e f g! 'sorry' he's ok? x",
+            "'s 't 've. 'll a b c 're.. ' ' ' x'",
+            "Randomized trials (n=1,234) vs. placebo. CI 0.80-0.97). End of it all",
+            " (Hmm) x y z. ...and then w v u?! ½ dose ok. ²x y z",
+            "DON'T stop. We'll see what they've done!!! Really?",
+            "\u{130}stanbul caf\u{e9} na\u{ef}ve. \u{3a3}\u{391}\u{3a3} one two three.",
+        ];
+        for t in texts {
+            for f in [Textstat073, Textstat078Cmudict] {
+                assert_eq!(count_sentences(f, t), count_sentences_reference(f, t), "{f} {t:?}");
+            }
+        }
+    }
+
     #[test]
     fn words_and_apostrophes() {
         use TextstatFamily::*;
@@ -237,11 +372,14 @@ mod tests {
         assert_eq!(count_words(Textstat073, " - ' . "), 0);
         assert_eq!(count_words(Textstat078Cmudict, "' 's 'x"), 2);
         assert_eq!(count_words(Textstat078Cmudict, "x ' y"), 2);
-        assert!(keeps_apostrophe("t"));
-        assert!(keeps_apostrophe("ve"));
-        assert!(!keeps_apostrophe("T"));
-        assert!(!keeps_apostrophe("v"));
-        assert!(!keeps_apostrophe(""));
+        assert!(keeps_apostrophe(b"t"));
+        assert!(keeps_apostrophe(b"ve"));
+        assert!(!keeps_apostrophe(b"T"));
+        assert!(!keeps_apostrophe(b"v"));
+        assert!(!keeps_apostrophe(b""));
+        for b in 0u8..128 {
+            assert_eq!(ASCII_CLASS[usize::from(b)], class_073(b as char), "{b}");
+        }
     }
 
     #[test]
@@ -249,9 +387,11 @@ mod tests {
         use TextstatFamily::*;
         let h = Hyphenator::en_us();
         let t = "The study looked at 120 adults with mild asthma. People who used the new inhaler had fewer attacks. It didn't cause serious side effects.";
-        assert_eq!(count_syllables(Textstat073, &h, t), 33);
-        assert_eq!(count_syllables(Textstat078Cmudict, &h, t), 36);
-        assert_eq!(count_syllables(Textstat073, &h, ""), 0);
-        assert_eq!(count_syllables(Textstat078Cmudict, &h, "hmm"), 0);
+        assert_eq!(count_words_and_syllables(Textstat073, &h, t), (24, 33));
+        assert_eq!(count_words_and_syllables(Textstat078Cmudict, &h, t), (24, 36));
+        assert_eq!(count_words_and_syllables(Textstat073, &h, ""), (0, 0));
+        assert_eq!(count_words_and_syllables(Textstat078Cmudict, &h, "hmm"), (1, 0));
+        // 0.7.3 syllables come from text.lower(): U+0130 lowers to "i" + U+0307 (dropped).
+        assert_eq!(count_words_and_syllables(Textstat073, &h, "\u{130}\u{130}\u{130}\u{130}\u{130}"), (1, 3));
     }
 }
