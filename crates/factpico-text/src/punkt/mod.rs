@@ -54,9 +54,11 @@ use params::{Params, ORTHO_BEG_LC, ORTHO_LC, ORTHO_MID_UC, ORTHO_UC};
 /// shared); the value is `Copy`, `Send` and `Sync`.
 ///
 /// Output equals `nltk.sent_tokenize(text)` (NLTK 3.10.4, English): each
-/// sentence is `&text[span.range()]`, spans are non-empty, strictly
-/// increasing and non-overlapping; whitespace between sentences belongs to no
-/// span; a text that is empty or whitespace-only has no sentence.
+/// sentence is `&text[span.range()]`; spans are non-empty, increasing and
+/// non-overlapping; whitespace between sentences and at the end of the text
+/// belongs to no span (as in NLTK, whitespace at the very start of the text
+/// stays in the first sentence); a text that is empty or whitespace-only has
+/// no sentence. Runs in time linear in the text length.
 ///
 /// ```
 /// use factpico_text::Punkt;
