@@ -195,8 +195,11 @@ pub(crate) fn knight(x: &[f64], y: &[f64]) -> KnightStats {
     let n = x.len();
     let (rx, _) = dense_ranks(x);
     let (ry, ny) = dense_ranks(y);
-    let mut keys: Vec<u64> =
-        rx.iter().zip(&ry).map(|(&a, &b)| (u64::from(a) << 32) | u64::from(b)).collect();
+    let mut keys: Vec<u64> = rx
+        .iter()
+        .zip(&ry)
+        .map(|(&a, &b)| (u64::from(a) << 32) | u64::from(b))
+        .collect();
     keys.sort_unstable();
 
     let runs = |eq: &dyn Fn(u64, u64) -> bool| {
@@ -220,7 +223,17 @@ pub(crate) fn knight(x: &[f64], y: &[f64]) -> KnightStats {
 
     let mut ys: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
     let dis = count_inversions(&mut ys);
-    KnightStats { n: n as u64, dis, xtie, ytie, ntie, x0, x1, y0, y1 }
+    KnightStats {
+        n: n as u64,
+        dis,
+        xtie,
+        ytie,
+        ntie,
+        x0,
+        x1,
+        y0,
+        y1,
+    }
 }
 
 /// Concordant / discordant / tied pair counts of the pairwise-complete data
@@ -277,27 +290,42 @@ pub fn kendall_tau_b_with(
         return Ok(Correlation::null(
             n,
             c.excluded,
-            NullReason::TooFewObservations { n, required: MIN_OBSERVATIONS },
+            NullReason::TooFewObservations {
+                n,
+                required: MIN_OBSERVATIONS,
+            },
         ));
     }
     let k = knight(&c.a, &c.b);
     let tot = k.total();
     if k.xtie == tot {
-        return Ok(Correlation::null(n, c.excluded, NullReason::ConstantInput { input: Input::X }));
+        return Ok(Correlation::null(
+            n,
+            c.excluded,
+            NullReason::ConstantInput { input: Input::X },
+        ));
     }
     if k.ytie == tot {
-        return Ok(Correlation::null(n, c.excluded, NullReason::ConstantInput { input: Input::Y }));
+        return Ok(Correlation::null(
+            n,
+            c.excluded,
+            NullReason::ConstantInput { input: Input::Y },
+        ));
     }
     let con_minus_dis =
         tot as i128 - k.xtie as i128 - k.ytie as i128 + k.ntie as i128 - 2 * k.dis as i128;
     let cmd = con_minus_dis as f64;
-    let tau = (cmd / ((tot - k.xtie) as f64).sqrt() / ((tot - k.ytie) as f64).sqrt()).clamp(-1.0, 1.0);
+    let tau =
+        (cmd / ((tot - k.xtie) as f64).sqrt() / ((tot - k.ytie) as f64).sqrt()).clamp(-1.0, 1.0);
 
     let untied = k.xtie == 0 && k.ytie == 0;
     let exact = match method {
         KendallPValue::Exact => {
             if !untied {
-                return Err(StatsError::ExactPValueWithTies { ties_x: k.xtie, ties_y: k.ytie });
+                return Err(StatsError::ExactPValueWithTies {
+                    ties_x: k.xtie,
+                    ties_y: k.ytie,
+                });
             }
             true
         }
@@ -305,14 +333,20 @@ pub fn kendall_tau_b_with(
         KendallPValue::Auto => untied && (n <= 33 || k.dis.min(tot - k.dis) <= 1),
     };
     let (p, m) = if exact {
-        (kendall_p_exact(k.n, tot - k.dis), PValueMethod::KendallExact)
+        (
+            kendall_p_exact(k.n, tot - k.dis),
+            PValueMethod::KendallExact,
+        )
     } else {
         let nf = n as f64;
         let m = nf * (nf - 1.0);
         let var = (m * (2.0 * nf + 5.0) - k.x1 - k.y1) / 18.0
             + (2 * u128::from(k.xtie) * u128::from(k.ytie)) as f64 / m
             + k.x0 * k.y0 / (9.0 * m * (nf - 2.0));
-        (normal_two_sided(cmd / var.sqrt()), PValueMethod::KendallAsymptotic)
+        (
+            normal_two_sided(cmd / var.sqrt()),
+            PValueMethod::KendallAsymptotic,
+        )
     };
     Ok(Correlation {
         statistic: Some(tau),
@@ -406,13 +440,40 @@ pub(crate) fn pearson_statistic(x: &[f64], y: &[f64]) -> f64 {
         if vmax == 0.0 {
             return 0.0;
         }
-        vmax * v.iter().map(|&a| (a / vmax) * (a / vmax)).sum::<f64>().sqrt()
+        vmax * v
+            .iter()
+            .map(|&a| (a / vmax) * (a / vmax))
+            .sum::<f64>()
+            .sqrt()
     };
     let xm = center(x);
     let ym = center(y);
     let (nx, ny) = (norm(&xm), norm(&ym));
     let r: f64 = xm.iter().zip(&ym).map(|(&a, &b)| (a / nx) * (b / ny)).sum();
     r.clamp(-1.0, 1.0)
+}
+
+/// Spearman's ρ as scipy computes it: `numpy.corrcoef` of the average
+/// ranks, i.e. `(s_xy/(n−1)) / √(s_xx/(n−1)) / √(s_yy/(n−1))` of the centred
+/// ranks, clipped. Centred ranks are multiples of ½ and their mean is
+/// exactly (n+1)/2, so the sums are exact and the result is bit-identical
+/// to numpy's (which matters near |ρ| = 1, where the p-value of a small
+/// sample is ill-conditioned).
+pub(crate) fn spearman_statistic(x: &[f64], y: &[f64]) -> f64 {
+    let rx = average_ranks(x);
+    let ry = average_ranks(y);
+    let n = rx.len() as f64;
+    let mx = crate::data::mean(&rx).unwrap_or(0.0);
+    let my = crate::data::mean(&ry).unwrap_or(0.0);
+    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
+    for (&a, &b) in rx.iter().zip(&ry) {
+        let (da, db) = (a - mx, b - my);
+        sxx += da * da;
+        syy += db * db;
+        sxy += da * db;
+    }
+    let f = n - 1.0;
+    (sxy / f / (sxx / f).sqrt() / (syy / f).sqrt()).clamp(-1.0, 1.0)
 }
 
 fn product_moment(
@@ -427,17 +488,28 @@ fn product_moment(
         return Ok(Correlation::null(
             n,
             c.excluded,
-            NullReason::TooFewObservations { n, required: MIN_OBSERVATIONS },
+            NullReason::TooFewObservations {
+                n,
+                required: MIN_OBSERVATIONS,
+            },
         ));
     }
     if is_constant(&c.a) {
-        return Ok(Correlation::null(n, c.excluded, NullReason::ConstantInput { input: Input::X }));
+        return Ok(Correlation::null(
+            n,
+            c.excluded,
+            NullReason::ConstantInput { input: Input::X },
+        ));
     }
     if is_constant(&c.b) {
-        return Ok(Correlation::null(n, c.excluded, NullReason::ConstantInput { input: Input::Y }));
+        return Ok(Correlation::null(
+            n,
+            c.excluded,
+            NullReason::ConstantInput { input: Input::Y },
+        ));
     }
     let r = if ranks {
-        pearson_statistic(&average_ranks(&c.a), &average_ranks(&c.b))
+        spearman_statistic(&c.a, &c.b)
     } else {
         pearson_statistic(&c.a, &c.b)
     };
@@ -479,6 +551,7 @@ pub fn pearson_r(x: &[f64], y: &[f64]) -> Result<Correlation, StatsError> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn brute(x: &[f64], y: &[f64]) -> PairCounts {
@@ -506,7 +579,9 @@ mod tests {
         // a pseudo-random larger case with many ties
         let mut s = 12345u64;
         let mut next = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((s >> 33) % 7) as f64
         };
         let x: Vec<f64> = (0..300).map(|_| next()).collect();
@@ -567,21 +642,39 @@ mod tests {
     #[test]
     fn nulls_and_exclusions() {
         let r = kendall_tau_b(&[1.0, 2.0], &[2.0, 1.0]).unwrap();
-        assert_eq!(r.null_reason, Some(NullReason::TooFewObservations { n: 2, required: 3 }));
+        assert_eq!(
+            r.null_reason,
+            Some(NullReason::TooFewObservations { n: 2, required: 3 })
+        );
         let r = pearson_r(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]).unwrap();
-        assert_eq!(r.null_reason, Some(NullReason::ConstantInput { input: Input::X }));
+        assert_eq!(
+            r.null_reason,
+            Some(NullReason::ConstantInput { input: Input::X })
+        );
         let r = spearman_rho(&[1.0, 2.0, 3.0], &[4.0, 4.0, 4.0]).unwrap();
-        assert_eq!(r.null_reason, Some(NullReason::ConstantInput { input: Input::Y }));
+        assert_eq!(
+            r.null_reason,
+            Some(NullReason::ConstantInput { input: Input::Y })
+        );
         let r = kendall_tau_b(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]).unwrap();
-        assert_eq!(r.null_reason, Some(NullReason::ConstantInput { input: Input::X }));
-        let r = kendall_tau_b(&[1.0, f64::NAN, 2.0, 3.0, 4.0], &[1.0, 2.0, 2.0, f64::NAN, 3.0])
-            .unwrap();
+        assert_eq!(
+            r.null_reason,
+            Some(NullReason::ConstantInput { input: Input::X })
+        );
+        let r = kendall_tau_b(
+            &[1.0, f64::NAN, 2.0, 3.0, 4.0],
+            &[1.0, 2.0, 2.0, f64::NAN, 3.0],
+        )
+        .unwrap();
         assert_eq!((r.n, r.n_excluded), (3, 2));
         assert_eq!(r.statistic, Some(1.0));
         assert!(kendall_tau_b(&[1.0], &[1.0, 2.0]).is_err());
         assert!(matches!(
             kendall_tau_b_with(&[1.0, 1.0, 2.0], &[1.0, 2.0, 3.0], KendallPValue::Exact),
-            Err(StatsError::ExactPValueWithTies { ties_x: 1, ties_y: 0 })
+            Err(StatsError::ExactPValueWithTies {
+                ties_x: 1,
+                ties_y: 0
+            })
         ));
     }
 }

@@ -50,7 +50,12 @@ pub(crate) fn check_len(
     if left == right {
         Ok(())
     } else {
-        Err(StatsError::LengthMismatch { left_name, left, right_name, right })
+        Err(StatsError::LengthMismatch {
+            left_name,
+            left,
+            right_name,
+            right,
+        })
     }
 }
 
@@ -59,11 +64,29 @@ pub(crate) fn is_constant(v: &[f64]) -> bool {
     v.first().is_none_or(|&f| v.iter().all(|&x| x == f))
 }
 
-/// Indices of `v` in ascending order (stable). `v` must be NaN-free.
+/// Order-preserving map of a non-NaN `f64` onto `u64` (for `-0.0` and
+/// `0.0` to share a key, callers normalise `-0.0` first).
+#[inline]
+fn ord_key(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// Indices of `v` in ascending order, ties by index (the order a stable
+/// sort gives). `v` must be NaN-free. Sorts contiguous (key, index) pairs,
+/// which is several times faster than an indirect comparison sort.
 fn argsort(v: &[f64]) -> Vec<usize> {
-    let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
-    idx
+    let mut keyed: Vec<(u64, usize)> = v
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| (ord_key(x), i))
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Average ranks (1-based), as `scipy.stats.rankdata(v, method="average")`.
@@ -129,14 +152,40 @@ pub(crate) fn population_sd(v: &[f64], mean: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
     fn average_ranks_with_ties() {
         // positions of 20: 2 and 3 → 2.5; 30 → 4; 10 → 1
-        assert_eq!(average_ranks(&[30.0, 10.0, 20.0, 20.0]), vec![4.0, 1.0, 2.5, 2.5]);
+        assert_eq!(
+            average_ranks(&[30.0, 10.0, 20.0, 20.0]),
+            vec![4.0, 1.0, 2.5, 2.5]
+        );
         // three-way tie at positions 1..=3 → 2
-        assert_eq!(average_ranks(&[5.0, 5.0, 5.0, 1.0]), vec![3.0, 3.0, 3.0, 1.0]);
+        assert_eq!(
+            average_ranks(&[5.0, 5.0, 5.0, 1.0]),
+            vec![3.0, 3.0, 3.0, 1.0]
+        );
+    }
+
+    #[test]
+    fn ord_key_is_monotone() {
+        let v = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1e-300,
+            0.0,
+            1e-300,
+            3.0,
+            1e300,
+            f64::INFINITY,
+        ];
+        for w in v.windows(2) {
+            assert!(ord_key(w[0]) < ord_key(w[1]), "{} < {}", w[0], w[1]);
+        }
+        assert_eq!(argsort(&[2.0, 1.0, 2.0, 0.5]), vec![3, 1, 0, 2]);
     }
 
     #[test]
@@ -160,7 +209,11 @@ mod tests {
         assert_eq!(c.excluded, 2);
         assert!(matches!(
             complete_pairs(&[1.0], &[], "a", "b"),
-            Err(StatsError::LengthMismatch { left: 1, right: 0, .. })
+            Err(StatsError::LengthMismatch {
+                left: 1,
+                right: 0,
+                ..
+            })
         ));
     }
 }

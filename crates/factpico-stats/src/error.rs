@@ -31,7 +31,9 @@ pub enum StatsError {
     },
     /// [`crate::KendallPValue::Exact`] was requested but the data have ties
     /// (scipy raises `ValueError` in the same case).
-    #[error("the exact Kendall p-value needs untied data ({ties_x} tied pairs in x, {ties_y} in y)")]
+    #[error(
+        "the exact Kendall p-value needs untied data ({ties_x} tied pairs in x, {ties_y} in y)"
+    )]
     ExactPValueWithTies {
         /// Pairs tied in x.
         ties_x: u64,
@@ -122,8 +124,14 @@ impl std::fmt::Display for NullReason {
                 write!(f, "too few complete observations ({n} < {required})")
             }
             NullReason::ConstantInput { input } => write!(f, "input `{input:?}` is constant"),
-            NullReason::TooFewSystems { n_systems, required } => {
-                write!(f, "too few systems for system level ({n_systems} < {required})")
+            NullReason::TooFewSystems {
+                n_systems,
+                required,
+            } => {
+                write!(
+                    f,
+                    "too few systems for system level ({n_systems} < {required})"
+                )
             }
             NullReason::NoDefinedResamples => write!(f, "no resample gave a defined statistic"),
         }

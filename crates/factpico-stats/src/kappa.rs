@@ -86,11 +86,18 @@ where
         n_ratings += r as usize;
     }
     if labels.len() > n_categories {
-        return Err(StatsError::TooManyCategories { observed: labels.len(), n_categories });
+        return Err(StatsError::TooManyCategories {
+            observed: labels.len(),
+            n_categories,
+        });
     }
     let pe = 1.0 / n_categories as f64;
     let (kappa, po, reason) = if n_items == 0 {
-        (None, None, Some(NullReason::TooFewObservations { n: 0, required: 1 }))
+        (
+            None,
+            None,
+            Some(NullReason::TooFewObservations { n: 0, required: 1 }),
+        )
     } else {
         let po = sum_p / n_items as f64;
         (Some((po - pe) / (1.0 - pe)), Some(po), None)
@@ -109,6 +116,7 @@ where
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -119,7 +127,11 @@ mod tests {
         // item 3: 1,2,3 → 0
         // P_o = (1 + 1/3 + 0)/3 = 4/9; κ = (4/9 − 1/4)/(3/4) = (7/36)/(3/4) = 7/27
         let r = randolph_kappa(
-            &[[Some(4), Some(4), Some(4)], [Some(4), Some(4), Some(3)], [Some(1), Some(2), Some(3)]],
+            &[
+                [Some(4), Some(4), Some(4)],
+                [Some(4), Some(4), Some(3)],
+                [Some(1), Some(2), Some(3)],
+            ],
             4,
         )
         .unwrap();
@@ -149,7 +161,10 @@ mod tests {
         assert!(randolph_kappa(&[[Some(1), Some(2)]], 1).is_err());
         assert!(matches!(
             randolph_kappa(&[[Some(1), Some(2), Some(3)]], 2),
-            Err(StatsError::TooManyCategories { observed: 3, n_categories: 2 })
+            Err(StatsError::TooManyCategories {
+                observed: 3,
+                n_categories: 2
+            })
         ));
         let r = randolph_kappa(&[[Some(1), None]], 2).unwrap();
         assert!(r.kappa.is_none() && r.null_reason.is_some());

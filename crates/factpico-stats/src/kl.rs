@@ -82,7 +82,12 @@ fn normalise(
                 });
             }
             if let Some(&bad) = v.iter().find(|&&x| x < lo || x > hi) {
-                return Err(StatsError::OutOfRange { input: name, value: bad, lo, hi });
+                return Err(StatsError::OutOfRange {
+                    input: name,
+                    value: bad,
+                    lo,
+                    hi,
+                });
             }
             (lo, hi)
         }
@@ -142,16 +147,24 @@ pub fn kl_divergence_gaussian(
         (sd > 0.0).then_some(GaussianFit { mean: mu, sd })
     };
     let Some(h) = normalise(&c.b, options.human, "human")? else {
-        return Ok(null(NullReason::ConstantInput { input: Input::Human }));
+        return Ok(null(NullReason::ConstantInput {
+            input: Input::Human,
+        }));
     };
     let Some(m) = normalise(&c.a, options.metric, "metric")? else {
-        return Ok(null(NullReason::ConstantInput { input: Input::Metric }));
+        return Ok(null(NullReason::ConstantInput {
+            input: Input::Metric,
+        }));
     };
     let Some(hf) = fit(h) else {
-        return Ok(null(NullReason::ConstantInput { input: Input::Human }));
+        return Ok(null(NullReason::ConstantInput {
+            input: Input::Human,
+        }));
     };
     let Some(mf) = fit(m) else {
-        return Ok(null(NullReason::ConstantInput { input: Input::Metric }));
+        return Ok(null(NullReason::ConstantInput {
+            input: Input::Metric,
+        }));
     };
     Ok(KlDivergence {
         kl: Some(kl_normal(hf, mf)),
@@ -165,6 +178,7 @@ pub fn kl_divergence_gaussian(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -180,8 +194,12 @@ mod tests {
     fn fits_on_normalised_scale() {
         // human [1,2,3,4] → [0, 1/3, 2/3, 1]: μ = 1/2, σ² = 5/36
         // metric [0, 0, 1, 1] → same values: μ = 1/2, σ = 1/2
-        let r = kl_divergence_gaussian(&[0.0, 0.0, 1.0, 1.0], &[1.0, 2.0, 3.0, 4.0], &KlOptions::default())
-            .unwrap();
+        let r = kl_divergence_gaussian(
+            &[0.0, 0.0, 1.0, 1.0],
+            &[1.0, 2.0, 3.0, 4.0],
+            &KlOptions::default(),
+        )
+        .unwrap();
         let hf = r.human_fit.unwrap();
         assert!((hf.mean - 0.5).abs() < 1e-15);
         assert!((hf.sd - (5.0f64 / 36.0).sqrt()).abs() < 1e-15);
@@ -190,18 +208,33 @@ mod tests {
         let want = (0.5 / sh).ln() + sh * sh / 0.5 - 0.5;
         assert!((r.kl.unwrap() - want).abs() < 1e-15);
         // declared range: human on 1..4 gives the same as observed here
-        let opts = KlOptions { human: Normalization::Range { lo: 1.0, hi: 4.0 }, ..Default::default() };
-        let r2 = kl_divergence_gaussian(&[0.0, 0.0, 1.0, 1.0], &[1.0, 2.0, 3.0, 4.0], &opts).unwrap();
+        let opts = KlOptions {
+            human: Normalization::Range { lo: 1.0, hi: 4.0 },
+            ..Default::default()
+        };
+        let r2 =
+            kl_divergence_gaussian(&[0.0, 0.0, 1.0, 1.0], &[1.0, 2.0, 3.0, 4.0], &opts).unwrap();
         assert!((r2.kl.unwrap() - want).abs() < 1e-15);
     }
 
     #[test]
     fn nulls_and_errors() {
         let r = kl_divergence_gaussian(&[1.0, 2.0], &[3.0, 3.0], &KlOptions::default()).unwrap();
-        assert_eq!(r.null_reason, Some(NullReason::ConstantInput { input: Input::Human }));
+        assert_eq!(
+            r.null_reason,
+            Some(NullReason::ConstantInput {
+                input: Input::Human
+            })
+        );
         let r = kl_divergence_gaussian(&[1.0], &[3.0], &KlOptions::default()).unwrap();
-        assert_eq!(r.null_reason, Some(NullReason::TooFewObservations { n: 1, required: 2 }));
-        let opts = KlOptions { human: Normalization::Range { lo: 1.0, hi: 4.0 }, ..Default::default() };
+        assert_eq!(
+            r.null_reason,
+            Some(NullReason::TooFewObservations { n: 1, required: 2 })
+        );
+        let opts = KlOptions {
+            human: Normalization::Range { lo: 1.0, hi: 4.0 },
+            ..Default::default()
+        };
         assert!(matches!(
             kl_divergence_gaussian(&[0.1, 0.2], &[1.0, 5.0], &opts),
             Err(StatsError::OutOfRange { value: 5.0, .. })

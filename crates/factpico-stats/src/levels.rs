@@ -106,9 +106,15 @@ pub(crate) fn system_means<'a>(
 /// [`MIN_SYSTEMS`] systems have data.
 pub(crate) fn system_vectors(means: &[SystemMean]) -> Result<(Vec<f64>, Vec<f64>), NullReason> {
     if means.len() < MIN_SYSTEMS {
-        return Err(NullReason::TooFewSystems { n_systems: means.len(), required: MIN_SYSTEMS });
+        return Err(NullReason::TooFewSystems {
+            n_systems: means.len(),
+            required: MIN_SYSTEMS,
+        });
     }
-    Ok((means.iter().map(|s| s.metric_mean).collect(), means.iter().map(|s| s.human_mean).collect()))
+    Ok((
+        means.iter().map(|s| s.metric_mean).collect(),
+        means.iter().map(|s| s.human_mean).collect(),
+    ))
 }
 
 /// Which level a statistic is computed at.
@@ -157,13 +163,25 @@ pub fn meta_evaluate<I: AsRef<str>, S: AsRef<str>>(
             });
         }
     }
-    let n_items = item_ids.iter().map(AsRef::as_ref).collect::<HashSet<&str>>().len();
-    let n_systems = system_ids.iter().map(AsRef::as_ref).collect::<HashSet<&str>>().len();
+    let n_items = item_ids
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<HashSet<&str>>()
+        .len();
+    let n_systems = system_ids
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<HashSet<&str>>()
+        .len();
 
     let instance = level_statistics(metric, human)?;
 
-    let (system_means, n_excluded) =
-        system_means(system_ids.iter().map(AsRef::as_ref).zip(metric.iter().zip(human)));
+    let (system_means, n_excluded) = system_means(
+        system_ids
+            .iter()
+            .map(AsRef::as_ref)
+            .zip(metric.iter().zip(human)),
+    );
     let (system, system_null_reason) = match system_vectors(&system_means) {
         Ok((m, h)) => (Some(level_statistics(&m, &h)?), None),
         Err(reason) => (None, Some(reason)),
@@ -181,6 +199,7 @@ pub fn meta_evaluate<I: AsRef<str>, S: AsRef<str>>(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -193,8 +212,11 @@ mod tests {
         let human = [1.0, 3.0, 2.0, 4.0, 4.0, 1.0];
         let r = meta_evaluate(&items, &systems, &metric, &human).unwrap();
         assert_eq!((r.n_items, r.n_systems, r.n_excluded), (2, 3, 1));
-        let means: Vec<(f64, f64, usize)> =
-            r.system_means.iter().map(|s| (s.metric_mean, s.human_mean, s.n)).collect();
+        let means: Vec<(f64, f64, usize)> = r
+            .system_means
+            .iter()
+            .map(|s| (s.metric_mean, s.human_mean, s.n))
+            .collect();
         assert!((means[0].0 - 0.2).abs() < 1e-15 && means[0].1 == 2.0 && means[0].2 == 2);
         assert!((means[1].0 - 0.5).abs() < 1e-15 && means[1].1 == 3.0);
         assert!(means[2] == (0.9, 4.0, 1));
@@ -214,7 +236,13 @@ mod tests {
         )
         .unwrap();
         assert!(r.system.is_none());
-        assert_eq!(r.system_null_reason, Some(NullReason::TooFewSystems { n_systems: 2, required: 3 }));
+        assert_eq!(
+            r.system_null_reason,
+            Some(NullReason::TooFewSystems {
+                n_systems: 2,
+                required: 3
+            })
+        );
         assert!(r.instance.spearman_rho.statistic.is_some());
     }
 

@@ -63,12 +63,14 @@ mod special;
 pub use special::correlation_p_value;
 
 pub use correlation::{
-    kendall_tau_b, kendall_tau_b_with, pair_counts, pearson_r, spearman_rho, Correlation, KendallPValue,
-    PValueMethod, PairCounts, MIN_OBSERVATIONS,
+    kendall_tau_b, kendall_tau_b_with, pair_counts, pearson_r, spearman_rho, Correlation,
+    KendallPValue, PValueMethod, PairCounts, MIN_OBSERVATIONS,
 };
 pub use error::{Input, NullReason, StatsError};
 pub use kappa::{randolph_kappa, RandolphKappa};
-pub use kl::{kl_divergence_gaussian, kl_normal, GaussianFit, KlDivergence, KlOptions, Normalization};
+pub use kl::{
+    kl_divergence_gaussian, kl_normal, GaussianFit, KlDivergence, KlOptions, Normalization,
+};
 pub use levels::{
     level_statistics, meta_evaluate, Level, LevelStatistics, MetaEvaluation, SystemMean,
     MIN_SYSTEMS,

@@ -95,7 +95,10 @@ fn too_few(n: usize, excluded: usize) -> PairwiseAccuracy {
         n_pairs: (n * n.saturating_sub(1) / 2) as u64,
         n,
         n_excluded: excluded,
-        null_reason: Some(NullReason::TooFewObservations { n, required: MIN_OBSERVATIONS }),
+        null_reason: Some(NullReason::TooFewObservations {
+            n,
+            required: MIN_OBSERVATIONS,
+        }),
     }
 }
 
@@ -124,7 +127,12 @@ pub fn pairwise_accuracy(
     if n < MIN_OBSERVATIONS {
         return Ok(too_few(n, c.excluded));
     }
-    Ok(result(n, c.excluded, epsilon, counts_at(&c.b, &c.a, epsilon)))
+    Ok(result(
+        n,
+        c.excluded,
+        epsilon,
+        counts_at(&c.b, &c.a, epsilon),
+    ))
 }
 
 /// Tie-calibrated pairwise accuracy acc_eq (Deutsch et al. 2023): the
@@ -216,6 +224,7 @@ pub fn pairwise_accuracy_tie_calibrated(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -237,7 +246,13 @@ mod tests {
         assert_eq!(r.epsilon, Some((0.10f64 - 0.12).abs()));
         let c = r.counts.unwrap();
         assert_eq!(
-            (c.concordant, c.discordant, c.ties_x_only, c.ties_y_only, c.ties_both),
+            (
+                c.concordant,
+                c.discordant,
+                c.ties_x_only,
+                c.ties_y_only,
+                c.ties_both
+            ),
             (4, 1, 0, 0, 1)
         );
         assert_eq!(r.n_pairs, 6);
@@ -268,7 +283,10 @@ mod tests {
     #[test]
     fn nulls_and_errors() {
         let r = pairwise_accuracy_tie_calibrated(&[1.0, f64::NAN, 2.0], &[1.0, 2.0, 3.0]).unwrap();
-        assert_eq!(r.null_reason, Some(NullReason::TooFewObservations { n: 2, required: 3 }));
+        assert_eq!(
+            r.null_reason,
+            Some(NullReason::TooFewObservations { n: 2, required: 3 })
+        );
         assert_eq!(r.n_excluded, 1);
         assert!(pairwise_accuracy(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], -1.0).is_err());
         assert!(pairwise_accuracy_tie_calibrated(&[1.0], &[]).is_err());

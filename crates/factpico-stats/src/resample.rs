@@ -63,7 +63,11 @@ pub struct BootstrapOptions {
 
 impl Default for BootstrapOptions {
     fn default() -> Self {
-        BootstrapOptions { n_resamples: 1000, confidence_level: 0.95, seed: 0 }
+        BootstrapOptions {
+            n_resamples: 1000,
+            confidence_level: 0.95,
+            seed: 0,
+        }
     }
 }
 
@@ -240,7 +244,11 @@ pub fn bootstrap_ci_by_item<I: AsRef<str>, S: AsRef<str>>(
         rows.push(r);
     }
     let clusters: Vec<&Vec<usize>> = order.iter().filter_map(|i| rows_of.get(i)).collect();
-    let n_excluded = metric.iter().zip(human).filter(|(&m, &h)| !(present(m) && present(h))).count();
+    let n_excluded = metric
+        .iter()
+        .zip(human)
+        .filter(|(&m, &h)| !(present(m) && present(h)))
+        .count();
     let (mut m, mut h, mut s): (Vec<f64>, Vec<f64>, Vec<&str>) = (vec![], vec![], vec![]);
     let mut ci = bootstrap_ci_with(clusters.len(), opts, |idx| {
         m.clear();
@@ -279,7 +287,10 @@ pub struct PermutationOptions {
 
 impl Default for PermutationOptions {
     fn default() -> Self {
-        PermutationOptions { n_permutations: 1000, seed: 0 }
+        PermutationOptions {
+            n_permutations: 1000,
+            seed: 0,
+        }
     }
 }
 
@@ -370,19 +381,28 @@ pub fn permutation_test(
         null_reason: None,
     };
     if n < MIN_OBSERVATIONS {
-        out.null_reason = Some(NullReason::TooFewObservations { n, required: MIN_OBSERVATIONS });
+        out.null_reason = Some(NullReason::TooFewObservations {
+            n,
+            required: MIN_OBSERVATIONS,
+        });
         return Ok(out);
     }
     if is_constant(&h) {
-        out.null_reason = Some(NullReason::ConstantInput { input: Input::Human });
+        out.null_reason = Some(NullReason::ConstantInput {
+            input: Input::Human,
+        });
         return Ok(out);
     }
     let Some(za) = zscore(&a) else {
-        out.null_reason = Some(NullReason::ConstantInput { input: Input::MetricA });
+        out.null_reason = Some(NullReason::ConstantInput {
+            input: Input::MetricA,
+        });
         return Ok(out);
     };
     let Some(zb) = zscore(&b) else {
-        out.null_reason = Some(NullReason::ConstantInput { input: Input::MetricB });
+        out.null_reason = Some(NullReason::ConstantInput {
+            input: Input::MetricB,
+        });
         return Ok(out);
     };
     out.statistic_a = statistic.compute(&za, &h)?;
@@ -422,6 +442,7 @@ pub fn permutation_test(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -435,9 +456,21 @@ mod tests {
 
     #[test]
     fn option_errors() {
-        let bad = BootstrapOptions { confidence_level: 1.0, ..Default::default() };
-        assert!(bootstrap_ci(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], Statistic::PearsonR, &bad).is_err());
-        let bad = PermutationOptions { n_permutations: 0, seed: 1 };
+        let bad = BootstrapOptions {
+            confidence_level: 1.0,
+            ..Default::default()
+        };
+        assert!(bootstrap_ci(
+            &[1.0, 2.0, 3.0],
+            &[1.0, 2.0, 3.0],
+            Statistic::PearsonR,
+            &bad
+        )
+        .is_err());
+        let bad = PermutationOptions {
+            n_permutations: 0,
+            seed: 1,
+        };
         assert!(permutation_test(&[1.0], &[1.0], &[1.0], Statistic::PearsonR, &bad).is_err());
     }
 }

@@ -189,6 +189,7 @@ pub(crate) fn normal_two_sided(z: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
