@@ -1,2 +1,69 @@
 //! The `factpico` command-line tool.
-fn main() {}
+//!
+//! * `factpico score INPUT` — score (abstract, summary) pairs; JSONL out, per-system table.
+//! * `factpico diff OLD NEW` — compare two score files with tolerances; non-zero exit on drift.
+//! * `factpico metrics` — list metrics, their columns, ranges, directions and references.
+
+mod diff;
+mod input;
+mod output;
+mod score;
+mod summary;
+
+use clap::{Parser, Subcommand};
+
+/// Scores plain-language summaries of medical evidence for factuality and readability.
+#[derive(Debug, Parser)]
+#[command(name = "factpico", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Score a file of (abstract, summary) pairs.
+    Score(score::ScoreArgs),
+    /// Compare two score files row by row; exit 1 when any value drifted beyond its tolerance.
+    Diff(diff::DiffArgs),
+    /// List the available metrics and their output columns.
+    Metrics,
+}
+
+fn list_metrics() {
+    println!("| metric | column | range | better | reference |\n|---|---|---|---|---|");
+    for m in factpico::registry() {
+        for c in m.columns {
+            let range = format!(
+                "[{}, {}]",
+                c.min.map_or("-inf".to_owned(), |v| v.to_string()),
+                c.max.map_or("+inf".to_owned(), |v| v.to_string())
+            );
+            let better = match c.direction {
+                factpico::Direction::HigherIsBetter => "higher",
+                factpico::Direction::LowerIsBetter => "lower",
+            };
+            let feat = m.feature.map(|f| format!(" (feature `{f}`)")).unwrap_or_default();
+            println!("| {}{feat} | {} | {range} | {better} | {} |", m.name, c.name, m.reference);
+        }
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.cmd {
+        Cmd::Score(a) => score::run(a),
+        Cmd::Diff(a) => diff::run(a),
+        Cmd::Metrics => {
+            list_metrics();
+            Ok(0)
+        }
+    };
+    match result {
+        Ok(code) => std::process::ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

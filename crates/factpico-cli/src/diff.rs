@@ -1,0 +1,148 @@
+//! `factpico diff OLD NEW`: compare two score files row by row, for metric
+//! regression gates in CI.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use factpico::Report;
+
+use crate::output;
+
+/// Arguments of `factpico diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The reference score file (JSONL written by `factpico score`).
+    pub old: PathBuf,
+    /// The new score file.
+    pub new: PathBuf,
+    /// Absolute tolerance per column, `COLUMN=TOL` (repeatable), e.g. `--tol alignscore=1e-4`.
+    #[arg(long = "tol", value_parser = parse_tol)]
+    pub tols: Vec<(String, f64)>,
+    /// Absolute tolerance of columns without their own --tol.
+    #[arg(long, default_value_t = 1e-9)]
+    pub default_tol: f64,
+    /// Compare only these columns (comma-separated; default: every column in either file).
+    #[arg(long, value_delimiter = ',')]
+    pub columns: Vec<String>,
+    /// Print at most this many drifted values.
+    #[arg(long, default_value_t = 50)]
+    pub max_print: usize,
+}
+
+fn parse_tol(s: &str) -> Result<(String, f64), String> {
+    let (c, t) = s.split_once('=').ok_or_else(|| format!("expected COLUMN=TOL, got `{s}`"))?;
+    let t: f64 = t.parse().map_err(|e| format!("tolerance `{t}` of `{c}` is not a number: {e}"))?;
+    if !(t >= 0.0) {
+        return Err(format!("tolerance of `{c}` must be >= 0"));
+    }
+    Ok((c.to_owned(), t))
+}
+
+/// One drifted value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drift {
+    /// Row id.
+    pub id: String,
+    /// Column.
+    pub column: String,
+    /// Value in OLD (`None` = null or absent).
+    pub old: Option<f64>,
+    /// Value in NEW.
+    pub new: Option<f64>,
+}
+
+fn key(r: &Report) -> String {
+    r.id.clone().unwrap_or_else(|| format!("row-{}", r.row.unwrap_or(0)))
+}
+
+fn load(path: &PathBuf) -> Result<BTreeMap<String, Report>> {
+    let mut m = BTreeMap::new();
+    let mut dup = None;
+    output::for_each_report(path, |r| {
+        let k = key(&r);
+        if m.insert(k.clone(), r).is_some() && dup.is_none() {
+            dup = Some(k);
+        }
+        Ok(())
+    })?;
+    if let Some(k) = dup {
+        bail!("{}: id `{k}` occurs more than once; ids must be unique to compare files", path.display());
+    }
+    Ok(m)
+}
+
+/// Runs `factpico diff`; returns the exit code (0 = no drift, 1 = drift).
+///
+/// # Errors
+/// Unreadable files or duplicate ids.
+pub fn run(args: &DiffArgs) -> Result<i32> {
+    let old = load(&args.old)?;
+    let new = load(&args.new)?;
+    let tols: BTreeMap<&str, f64> = args.tols.iter().map(|(c, t)| (c.as_str(), *t)).collect();
+    let only_old: Vec<&String> = old.keys().filter(|k| !new.contains_key(*k)).collect();
+    let only_new: Vec<&String> = new.keys().filter(|k| !old.contains_key(*k)).collect();
+    let mut drifts = Vec::new();
+    let mut compared = 0u64;
+    for (id, o) in &old {
+        let Some(n) = new.get(id) else { continue };
+        let cols: Vec<String> = if args.columns.is_empty() {
+            let mut c: Vec<String> = o.scores.keys().chain(n.scores.keys()).cloned().collect();
+            c.sort();
+            c.dedup();
+            c
+        } else {
+            args.columns.clone()
+        };
+        for c in cols {
+            compared += 1;
+            let (a, b) = (o.score(&c), n.score(&c));
+            let tol = tols.get(c.as_str()).copied().unwrap_or(args.default_tol);
+            let same = match (a, b) {
+                (Some(x), Some(y)) => (x - y).abs() <= tol,
+                (None, None) => true,
+                _ => false,
+            };
+            if !same {
+                drifts.push(Drift { id: id.clone(), column: c, old: a, new: b });
+            }
+        }
+    }
+    let fmt = |v: Option<f64>| v.map_or_else(|| "null".to_owned(), |x| format!("{x}"));
+    if !drifts.is_empty() {
+        println!("| id | column | old | new | |Δ| |\n|---|---|---:|---:|---:|");
+        for d in drifts.iter().take(args.max_print) {
+            let delta = match (d.old, d.new) {
+                (Some(x), Some(y)) => format!("{:.3e}", (x - y).abs()),
+                _ => "null vs value".into(),
+            };
+            println!("| {} | {} | {} | {} | {} |", d.id, d.column, fmt(d.old), fmt(d.new), delta);
+        }
+        if drifts.len() > args.max_print {
+            println!("… and {} more", drifts.len() - args.max_print);
+        }
+    }
+    let mut by_col: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in &drifts {
+        *by_col.entry(d.column.as_str()).or_default() += 1;
+    }
+    eprintln!(
+        "compared {compared} values over {} common rows: {} drifted{}; {} rows only in OLD, {} only in NEW",
+        old.len() - only_old.len(),
+        drifts.len(),
+        if by_col.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", by_col.iter().map(|(c, n)| format!("{c}: {n}")).collect::<Vec<_>>().join(", "))
+        },
+        only_old.len(),
+        only_new.len()
+    );
+    for (what, ids) in [("only in OLD", &only_old), ("only in NEW", &only_new)] {
+        if !ids.is_empty() {
+            let ex: Vec<&str> = ids.iter().take(5).map(|s| s.as_str()).collect();
+            eprintln!("rows {what}: {}{}", ex.join(", "), if ids.len() > 5 { ", …" } else { "" });
+        }
+    }
+    Ok(i32::from(!drifts.is_empty() || !only_old.is_empty() || !only_new.is_empty()))
+}

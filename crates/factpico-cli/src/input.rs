@@ -1,0 +1,394 @@
+//! Streaming readers for the input formats of `factpico score`: JSON lines,
+//! JSON array, CSV and TSV, with configurable field names and id derivation.
+//!
+//! Every record becomes either an [`InputRow`] or a [`RowError`] that names the
+//! record number, the line (where the format has one) and the field. Nothing is
+//! loaded whole: JSONL and CSV are read record by record, a JSON array is parsed
+//! element by element on a reader thread through a bounded channel.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::mpsc;
+
+use anyhow::{bail, Context, Result};
+use sha2::Digest;
+
+/// Input file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One JSON object per line.
+    Jsonl,
+    /// One JSON array of objects.
+    Json,
+    /// Comma-separated values with a header row (RFC 4180 quoting; fields may hold newlines).
+    Csv,
+    /// Tab-separated values with a header row.
+    Tsv,
+}
+
+impl Format {
+    /// Guesses the format from the file extension (`.jsonl`/`.ndjson`, `.json`, `.csv`, `.tsv`/`.tab`).
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "jsonl" | "ndjson" => Some(Self::Jsonl),
+            "json" => Some(Self::Json),
+            "csv" => Some(Self::Csv),
+            "tsv" | "tab" => Some(Self::Tsv),
+            _ => None,
+        }
+    }
+}
+
+/// How the id of a row is derived when the input has no id field:
+/// `prefix + first hex_len hex digits of sha256(field value as UTF-8)`.
+#[derive(Debug, Clone)]
+pub struct DeriveId {
+    /// Field whose value is hashed (e.g. `source`).
+    pub field: String,
+    /// Prefix put before the hex digits (e.g. `sh_`).
+    pub prefix: String,
+    /// Number of hex digits kept (1..=64).
+    pub hex_len: usize,
+}
+
+/// Field names of the input records.
+#[derive(Debug, Clone)]
+pub struct FieldMap {
+    /// Id field (default `id`).
+    pub id: String,
+    /// Whether the id field was given explicitly (then a missing id is an error,
+    /// else rows without it get `row-<n>` or a derived id).
+    pub id_explicit: bool,
+    /// Source (abstract) field, default `source`.
+    pub source: String,
+    /// Summary field, default `summary`.
+    pub summary: String,
+    /// Optional system field, default `system` (absent values are fine).
+    pub system: String,
+    /// Id derivation, used when the id field is absent.
+    pub derive_id: Option<DeriveId>,
+}
+
+/// One readable input record.
+#[derive(Debug, Clone)]
+pub struct InputRow {
+    /// 1-based record number.
+    pub row: u64,
+    /// Row id.
+    pub id: String,
+    /// System, if any.
+    pub system: Option<String>,
+    /// Abstract text.
+    pub source: String,
+    /// Summary text.
+    pub summary: String,
+}
+
+/// A record that could not be read.
+#[derive(Debug, Clone)]
+pub struct RowError {
+    /// 1-based record number.
+    pub row: u64,
+    /// The id, when it could be read.
+    pub id: Option<String>,
+    /// Message naming the line/record and field.
+    pub message: String,
+}
+
+/// A record: readable or not.
+pub type Record = std::result::Result<InputRow, RowError>;
+
+/// Opens `path` and returns an iterator of records.
+///
+/// # Errors
+/// The file cannot be opened, or (CSV/TSV) the header lacks a configured field
+/// or cannot be read.
+pub fn open(path: &Path, format: Format, fields: &FieldMap) -> Result<Box<dyn Iterator<Item = Record> + Send>> {
+    let file = File::open(path).with_context(|| format!("cannot open input file {}", path.display()))?;
+    let reader = BufReader::with_capacity(1 << 16, file);
+    Ok(match format {
+        Format::Jsonl => Box::new(JsonlReader { reader, fields: fields.clone(), line: 0, row: 0 }),
+        Format::Json => Box::new(json_array(reader, fields.clone())),
+        Format::Csv => Box::new(DelimitedReader::new(reader, b',', fields)?),
+        Format::Tsv => Box::new(DelimitedReader::new(reader, b'\t', fields)?),
+    })
+}
+
+/// Counts the records of a JSONL file cheaply (non-blank lines), for the progress bar.
+pub fn count_jsonl_records(path: &Path) -> Option<u64> {
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).ok()?);
+    let mut n = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => return Some(n),
+            Ok(_) => {
+                if buf.iter().any(|b| !b.is_ascii_whitespace()) {
+                    n += 1;
+                }
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+fn derive(d: &DeriveId, value: &str) -> String {
+    let hex = hex::encode(sha2::Sha256::digest(value.as_bytes()));
+    format!("{}{}", d.prefix, &hex[..d.hex_len.min(64)])
+}
+
+fn type_name(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// Extracts the fields of one JSON record. `where_` is e.g. "line 7" or "element 3".
+fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap) -> Record {
+    let err = |id: Option<String>, message: String| RowError { row, id, message: format!("{where_}: {message}") };
+    let serde_json::Value::Object(obj) = value else {
+        return Err(err(None, format!("expected a JSON object, got {}", type_name(&value))));
+    };
+    let keys = || obj.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
+    let get_str = |name: &str, required: bool| -> std::result::Result<Option<String>, String> {
+        match obj.get(name) {
+            None if required => Err(format!("missing field `{name}` (fields present: {})", keys())),
+            None => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(serde_json::Value::Number(n)) if name == fields.id || name == fields.system => {
+                Ok(Some(n.to_string()))
+            }
+            Some(serde_json::Value::Null) if !required => Ok(None),
+            Some(v) => Err(format!("field `{name}` must be a string, got {}", type_name(v))),
+        }
+    };
+    let id = match get_str(&fields.id, fields.id_explicit) {
+        Ok(id) => id,
+        Err(e) => return Err(err(None, e)),
+    };
+    let source = match get_str(&fields.source, true) {
+        Ok(s) => s.unwrap_or_default(),
+        Err(e) => return Err(err(id, e)),
+    };
+    let summary = match get_str(&fields.summary, true) {
+        Ok(s) => s.unwrap_or_default(),
+        Err(e) => return Err(err(id, e)),
+    };
+    let system = match get_str(&fields.system, false) {
+        Ok(s) => s,
+        Err(e) => return Err(err(id, e)),
+    };
+    let id = match (id, &fields.derive_id) {
+        (Some(id), _) => id,
+        (None, Some(d)) => match obj.get(&d.field) {
+            Some(serde_json::Value::String(v)) => derive(d, v),
+            Some(v) => return Err(err(None, format!("id field `{}` must be a string, got {}", d.field, type_name(v)))),
+            None => return Err(err(None, format!("missing field `{}` to derive the id from (fields present: {})", d.field, keys()))),
+        },
+        (None, None) => format!("row-{row}"),
+    };
+    Ok(InputRow { row, id, system, source, summary })
+}
+
+struct JsonlReader<R> {
+    reader: R,
+    fields: FieldMap,
+    line: u64,
+    row: u64,
+}
+
+impl<R: BufRead> Iterator for JsonlReader<R> {
+    type Item = Record;
+
+    fn next(&mut self) -> Option<Record> {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match self.reader.read_until(b'\n', &mut buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => {
+                    self.row += 1;
+                    return Some(Err(RowError {
+                        row: self.row,
+                        id: None,
+                        message: format!("line {}: read error: {e}", self.line + 1),
+                    }));
+                }
+            }
+            self.line += 1;
+            if buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            self.row += 1;
+            let (row, line) = (self.row, self.line);
+            let text = match std::str::from_utf8(&buf) {
+                Ok(t) => t,
+                Err(e) => {
+                    return Some(Err(RowError {
+                        row,
+                        id: None,
+                        message: format!("line {line}: invalid UTF-8 at byte {} of the line", e.valid_up_to()),
+                    }))
+                }
+            };
+            let value: serde_json::Value = match serde_json::from_str(text) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Some(Err(RowError {
+                        row,
+                        id: None,
+                        message: format!("line {line}: malformed JSON: {e}"),
+                    }))
+                }
+            };
+            return Some(from_json(value, row, &format!("line {line}"), &self.fields));
+        }
+    }
+}
+
+/// A JSON array parsed element by element on a reader thread (bounded channel).
+fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Iterator<Item = Record> + Send {
+    use serde::de::{Deserializer, SeqAccess, Visitor};
+
+    struct Elements(mpsc::SyncSender<std::result::Result<serde_json::Value, String>>);
+    impl<'de> Visitor<'de> for Elements {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON array of objects")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+            while let Some(v) = seq.next_element::<serde_json::Value>()? {
+                if self.0.send(Ok(v)).is_err() {
+                    break; // receiver gone
+                }
+            }
+            Ok(())
+        }
+    }
+
+    let (tx, rx) = mpsc::sync_channel(256);
+    std::thread::spawn(move || {
+        let mut de = serde_json::Deserializer::from_reader(reader);
+        let res = de.deserialize_seq(Elements(tx.clone())).and_then(|()| de.end());
+        if let Err(e) = res {
+            let _ = tx.send(Err(format!("malformed JSON array: {e} (the rest of the file cannot be read)")));
+        }
+    });
+    let mut row = 0u64;
+    rx.into_iter().map(move |item| {
+        row += 1;
+        match item {
+            Ok(v) => from_json(v, row, &format!("array element {row}"), &fields),
+            Err(message) => Err(RowError { row, id: None, message }),
+        }
+    })
+}
+
+struct DelimitedReader<R> {
+    records: csv::ByteRecordsIntoIter<R>,
+    id: Option<usize>,
+    source: usize,
+    summary: usize,
+    system: Option<usize>,
+    derive: Option<(usize, DeriveId)>,
+    row: u64,
+    done: bool,
+}
+
+impl<R: Read> DelimitedReader<R> {
+    fn new(reader: R, delimiter: u8, fields: &FieldMap) -> Result<Self> {
+        let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(true).from_reader(reader);
+        let headers = rdr.byte_headers().context("cannot read the header row")?.clone();
+        let names: Vec<String> = headers.iter().map(|h| String::from_utf8_lossy(h).trim_start_matches('\u{feff}').to_owned()).collect();
+        let find = |name: &str| names.iter().position(|h| h == name);
+        let require = |name: &str, what: &str| -> Result<usize> {
+            match find(name) {
+                Some(i) => Ok(i),
+                None => bail!("{what} field `{name}` is not in the header; columns are: {}", names.join(", ")),
+            }
+        };
+        let source = require(&fields.source, "source")?;
+        let summary = require(&fields.summary, "summary")?;
+        let id = if fields.id_explicit { Some(require(&fields.id, "id")?) } else { find(&fields.id) };
+        let derive = match (&fields.derive_id, id) {
+            (Some(d), None) => Some((require(&d.field, "id-derivation")?, d.clone())),
+            _ => None,
+        };
+        Ok(Self {
+            records: rdr.into_byte_records(),
+            id,
+            source,
+            summary,
+            system: find(&fields.system),
+            derive,
+            row: 0,
+            done: false,
+        })
+    }
+}
+
+impl<R: Read> Iterator for DelimitedReader<R> {
+    type Item = Record;
+
+    fn next(&mut self) -> Option<Record> {
+        if self.done {
+            return None;
+        }
+        let rec = self.records.next()?;
+        self.row += 1;
+        let row = self.row;
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                let line = e.position().map(|p| p.line()).unwrap_or(0);
+                if matches!(e.kind(), csv::ErrorKind::Io(_)) {
+                    self.done = true;
+                }
+                return Some(Err(RowError { row, id: None, message: format!("record {row} (line {line}): {e}") }));
+            }
+        };
+        let line = rec.position().map(|p| p.line()).unwrap_or(0);
+        let get = |i: usize, name: &str| -> std::result::Result<String, String> {
+            let bytes = rec.get(i).unwrap_or_default();
+            String::from_utf8(bytes.to_vec()).map_err(|e| {
+                format!("record {row} (line {line}): field `{name}` is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to())
+            })
+        };
+        let id = match self.id.map(|i| get(i, "id")).transpose() {
+            Ok(id) => id,
+            Err(message) => return Some(Err(RowError { row, id: None, message })),
+        };
+        let id_for_err = id.clone();
+        let fetch = |i: usize, name: &str| get(i, name).map_err(|message| RowError { row, id: id_for_err.clone(), message });
+        let source = match fetch(self.source, "source") {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let summary = match fetch(self.summary, "summary") {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let system = match self.system.map(|i| fetch(i, "system")).transpose() {
+            Ok(s) => s.filter(|s| !s.is_empty()),
+            Err(e) => return Some(Err(e)),
+        };
+        let id = match (id, &self.derive) {
+            (Some(id), _) => id,
+            (None, Some((i, d))) => match fetch(*i, &d.field) {
+                Ok(v) => derive(d, &v),
+                Err(e) => return Some(Err(e)),
+            },
+            (None, None) => format!("row-{row}"),
+        };
+        Some(Ok(InputRow { row, id, system, source, summary }))
+    }
+}

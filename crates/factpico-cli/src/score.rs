@@ -1,0 +1,365 @@
+//! `factpico score`: score a file of (abstract, summary) pairs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use factpico::options::TextstatFamily;
+use factpico::{Report, Scorer, ScorerOptions};
+
+use crate::input::{self, DeriveId, FieldMap, Format, Record};
+use crate::output::{self, AtomicJsonl};
+use crate::summary::Summary;
+
+/// What to do with a row that cannot be read or scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnError {
+    /// Stop at the first bad row with an error naming it (the partial output is kept for `--resume`).
+    Fail,
+    /// Record the row as skipped in the output and the summary, and go on.
+    Skip,
+}
+
+/// Arguments of `factpico score`.
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    /// Input file: JSONL, JSON array, CSV or TSV (format from the extension, or --format).
+    pub input: PathBuf,
+    /// Output JSONL file (one row per input record, same order). Default: <input stem>.scores.jsonl.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Also write a CSV of id, system and every score column.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Also write the per-system summary table (Markdown) to this file.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Input format (default: from the file extension).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Metrics to compute, comma-separated (see `factpico metrics`).
+    #[arg(long, value_delimiter = ',', default_value = "rougeL,fkgl")]
+    pub metrics: Vec<String>,
+    /// Field holding the row id. When absent from the input, ids are derived
+    /// (--id-from) or `row-<n>`.
+    #[arg(long)]
+    pub id_field: Option<String>,
+    /// Field holding the abstract.
+    #[arg(long, default_value = "source")]
+    pub source_field: String,
+    /// Field holding the plain-language summary.
+    #[arg(long, default_value = "summary")]
+    pub summary_field: String,
+    /// Field holding the generating system (optional in the data).
+    #[arg(long, default_value = "system")]
+    pub system_field: String,
+    /// Derive ids from sha256 of this field when there is no id field
+    /// (e.g. `--id-from source --id-prefix sh_ --id-hex 12` matches shaib2023's doc_id).
+    #[arg(long)]
+    pub id_from: Option<String>,
+    /// Prefix of derived ids.
+    #[arg(long, default_value = "", requires = "id_from")]
+    pub id_prefix: String,
+    /// Hex digits of sha256 kept in derived ids (1-64).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=64), requires = "id_from")]
+    pub id_hex: u8,
+    /// Porter stemming for ROUGE (rouge-score's use_stemmer).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub rouge_stemmer: bool,
+    /// textstat version family for FKGL/FRE.
+    #[arg(long, value_enum, default_value = "textstat073")]
+    pub fk_family: FkFamily,
+    /// Do not record Punkt sentence spans in the rows.
+    #[arg(long)]
+    pub no_sentences: bool,
+    /// What to do with a bad row.
+    #[arg(long, value_enum, default_value = "fail")]
+    pub on_error: OnError,
+    /// Continue an interrupted run from <output>.partial.
+    #[arg(long)]
+    pub resume: bool,
+    /// Rows scored per block (memory bound; each block is scored in parallel, then written).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
+    pub block_size: u64,
+    /// Rayon worker threads (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub models: ModelArgs,
+}
+
+/// Options of the model-based metrics.
+#[derive(Debug, clap::Args)]
+pub struct ModelArgs {
+    /// AlignScore (or NLI) model directory.
+    #[arg(long)]
+    pub alignscore_model: Option<PathBuf>,
+    /// AlignScore mode: nli_sp (default), bin_sp, reg_sp, nli, bin, reg.
+    #[arg(long)]
+    pub alignscore_mode: Option<String>,
+    /// Pairs per ONNX batch.
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    /// ONNX Runtime intra-op threads.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// textstat version family (see factpico-readability).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FkFamily {
+    /// textstat 0.7.3: pyphen syllables, legacy rounding (FactPICO-era default).
+    Textstat073,
+    /// textstat 0.7.8: CMUdict first pronunciation, pyphen fallback, no rounding.
+    Textstat078,
+}
+
+impl ScoreArgs {
+    fn scorer_options(&self) -> ScorerOptions {
+        let mut o = ScorerOptions { metrics: self.metrics.clone(), ..ScorerOptions::default() };
+        o.rouge.use_stemmer = self.rouge_stemmer;
+        o.readability.family = match self.fk_family {
+            FkFamily::Textstat073 => TextstatFamily::Textstat073,
+            FkFamily::Textstat078 => TextstatFamily::Textstat078Cmudict,
+        };
+        o.sentence_spans = !self.no_sentences;
+        o.models.alignscore_model = self.models.alignscore_model.clone();
+        o.models.alignscore_mode = self.models.alignscore_mode.clone();
+        o.models.batch_size = self.models.batch_size;
+        o.models.threads = self.models.threads;
+        o
+    }
+
+    fn fields(&self) -> FieldMap {
+        FieldMap {
+            id: self.id_field.clone().unwrap_or_else(|| "id".into()),
+            id_explicit: self.id_field.is_some(),
+            source: self.source_field.clone(),
+            summary: self.summary_field.clone(),
+            system: self.system_field.clone(),
+            derive_id: self.id_from.as_ref().map(|f| DeriveId {
+                field: f.clone(),
+                prefix: self.id_prefix.clone(),
+                hex_len: usize::from(self.id_hex),
+            }),
+        }
+    }
+}
+
+fn default_output(input: &Path) -> PathBuf {
+    let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
+    input.with_file_name(format!("{stem}.scores.jsonl"))
+}
+
+fn skipped_row(e: &input::RowError, provenance: &serde_json::Value) -> Report {
+    Report {
+        row: Some(e.row),
+        id: e.id.clone(),
+        skipped: Some(e.message.clone()),
+        provenance: provenance.clone(),
+        ..Report::default()
+    }
+}
+
+/// Runs `factpico score`. Returns the process exit code.
+///
+/// # Errors
+/// Bad arguments, unreadable input, a bad row with `--on-error fail`, I/O failure.
+pub fn run(args: &ScoreArgs) -> Result<i32> {
+    if let Some(j) = args.jobs {
+        rayon::ThreadPoolBuilder::new().num_threads(j).build_global().ok();
+    }
+    let format = match args.format.or_else(|| Format::from_path(&args.input)) {
+        Some(f) => f,
+        None => bail!(
+            "cannot tell the format of {} from its extension; pass --format jsonl|json|csv|tsv",
+            args.input.display()
+        ),
+    };
+    let out_path = args.output.clone().unwrap_or_else(|| default_output(&args.input));
+    if out_path == args.input {
+        bail!("the output file would overwrite the input {}", args.input.display());
+    }
+    let scorer = Scorer::try_new(args.scorer_options())?;
+    let fingerprint = scorer.provenance().get("options").cloned().unwrap_or_default();
+    let mut records = input::open(&args.input, format, &args.fields())?;
+
+    let (mut writer, skip) = if args.resume {
+        let (w, r) = AtomicJsonl::resume(&out_path, &fingerprint)?;
+        if !args.quiet {
+            eprintln!(
+                "resuming: {} rows already in {} ({} bytes of an incomplete row dropped)",
+                r.rows_done,
+                output::partial_path(&out_path).display(),
+                r.dropped_bytes
+            );
+        }
+        (w, r.rows_done)
+    } else {
+        (AtomicJsonl::create(&out_path)?, 0)
+    };
+    for _ in 0..skip {
+        if records.next().is_none() {
+            bail!("--resume: the partial output has more rows ({skip}) than the input; wrong input file?");
+        }
+    }
+
+    let total = if format == Format::Jsonl { input::count_jsonl_records(&args.input) } else { None };
+    let progress = progress_bar(total, args.quiet);
+    progress.set_position(skip);
+
+    let provenance = scorer.provenance().clone();
+    let block = usize::try_from(args.block_size).unwrap_or(256);
+    loop {
+        let recs: Vec<Record> = records.by_ref().take(block).collect();
+        if recs.is_empty() {
+            break;
+        }
+        let (ok, bad): (Vec<_>, Vec<_>) = recs.iter().enumerate().partition(|(_, r)| r.is_ok());
+        if args.on_error == OnError::Fail {
+            if let Some((_, Err(e))) = bad.first() {
+                writer.flush()?;
+                progress.abandon();
+                bail!(
+                    "{} (row {}). Fix the input or pass --on-error skip; rows before it are kept in {} (use --resume)",
+                    e.message,
+                    e.row,
+                    output::partial_path(&out_path).display()
+                );
+            }
+        }
+        let pairs: Vec<(&str, &str)> = ok
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok())
+            .map(|r| (r.source.as_str(), r.summary.as_str()))
+            .collect();
+        let mut scored = scorer.score_batch(&pairs).into_iter();
+        for rec in &recs {
+            let report = match rec {
+                Ok(row) => {
+                    let mut rep = scored.next().unwrap_or_default();
+                    rep.row = Some(row.row);
+                    rep.id = Some(row.id.clone());
+                    rep.system = row.system.clone();
+                    if args.on_error == OnError::Fail {
+                        if let Some(err) = rep.errors.first() {
+                            writer.write(&rep)?;
+                            writer.flush()?;
+                            progress.abandon();
+                            bail!("row {} (id {}): {}: {}", row.row, row.id, err.metric, err.message);
+                        }
+                    }
+                    rep
+                }
+                Err(e) => skipped_row(e, &provenance),
+            };
+            writer.write(&report)?;
+        }
+        writer.flush()?;
+        progress.inc(recs.len() as u64);
+    }
+    progress.finish_and_clear();
+    let out = writer.finish()?;
+
+    // Summary and CSV are computed from the final file, so a resumed run reports every row.
+    let columns: Vec<String> = primary_columns(&scorer);
+    let mut summary = Summary::new(columns);
+    let mut csv = match &args.csv {
+        Some(p) => Some(CsvOut::new(p, scorer.columns())?),
+        None => None,
+    };
+    let mut rows = 0u64;
+    let mut skipped = 0u64;
+    output::for_each_report(&out, |r| {
+        rows += 1;
+        skipped += u64::from(r.skipped.is_some());
+        summary.add(&r);
+        if let Some(c) = csv.as_mut() {
+            c.write(&r)?;
+        }
+        Ok(())
+    })?;
+    if let Some(c) = csv {
+        c.finish()?;
+    }
+    let table = summary.to_markdown();
+    if let Some(p) = &args.summary {
+        output::write_atomic(p, table.as_bytes())?;
+    }
+    if !args.quiet {
+        eprintln!("wrote {rows} rows ({skipped} skipped) to {}", out.display());
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{table}")?;
+    Ok(0)
+}
+
+fn primary_columns(scorer: &Scorer) -> Vec<String> {
+    scorer
+        .metrics()
+        .flat_map(|m| m.info().columns.iter().filter(|c| c.primary).map(|c| c.name.to_owned()))
+        .collect()
+}
+
+fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = match total {
+        Some(n) => indicatif::ProgressBar::new(n),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    pb.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+    let style = match total {
+        Some(_) => "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} rows ({per_sec}, eta {eta})",
+        None => "{spinner} [{elapsed_precise}] {pos} rows ({per_sec})",
+    };
+    if let Ok(s) = indicatif::ProgressStyle::with_template(style) {
+        pb.set_style(s);
+    }
+    pb
+}
+
+/// CSV export of the scores (id, system, row, skipped, then every column), written atomically.
+struct CsvOut {
+    path: PathBuf,
+    tmp: PathBuf,
+    writer: csv::Writer<std::fs::File>,
+    columns: Vec<&'static str>,
+}
+
+impl CsvOut {
+    fn new(path: &Path, columns: Vec<&'static str>) -> Result<Self> {
+        let tmp = output::partial_path(path);
+        let mut writer = csv::Writer::from_path(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        let mut header = vec!["row", "id", "system", "skipped"];
+        header.extend(columns.iter().copied());
+        writer.write_record(&header)?;
+        Ok(Self { path: path.to_owned(), tmp, writer, columns })
+    }
+
+    fn write(&mut self, r: &Report) -> Result<()> {
+        let mut rec = vec![
+            r.row.map(|n| n.to_string()).unwrap_or_default(),
+            r.id.clone().unwrap_or_default(),
+            r.system.clone().unwrap_or_default(),
+            r.skipped.clone().unwrap_or_default(),
+        ];
+        for c in &self.columns {
+            rec.push(r.score(c).map(|v| format!("{v}")).unwrap_or_default());
+        }
+        self.writer.write_record(&rec)?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        self.writer.flush()?;
+        drop(self.writer);
+        std::fs::rename(&self.tmp, &self.path)
+            .with_context(|| format!("cannot rename {} to {}", self.tmp.display(), self.path.display()))?;
+        Ok(())
+    }
+}

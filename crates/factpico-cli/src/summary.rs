@@ -1,0 +1,114 @@
+//! The end-of-run per-system summary table (mean and sd of each primary
+//! column), like FactPICO's Table 3 columns ΔFK and Rg-L.
+
+use std::collections::BTreeMap;
+
+use factpico::Report;
+
+/// Running mean/variance (Welford) with a null count.
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    n: u64,
+    mean: f64,
+    m2: f64,
+    nulls: u64,
+}
+
+impl Acc {
+    fn push(&mut self, v: Option<f64>) {
+        match v {
+            Some(x) if x.is_finite() => {
+                self.n += 1;
+                let d = x - self.mean;
+                self.mean += d / self.n as f64;
+                self.m2 += d * (x - self.mean);
+            }
+            _ => self.nulls += 1,
+        }
+    }
+
+    /// Sample standard deviation (n − 1); `None` for n < 2.
+    fn sd(&self) -> Option<f64> {
+        (self.n >= 2).then(|| (self.m2 / (self.n - 1) as f64).sqrt())
+    }
+}
+
+#[derive(Debug, Default)]
+struct SystemAcc {
+    rows: u64,
+    skipped: u64,
+    failed: u64,
+    cols: BTreeMap<String, Acc>,
+}
+
+/// Accumulates reports into the per-system summary.
+#[derive(Debug)]
+pub struct Summary {
+    columns: Vec<String>,
+    systems: BTreeMap<String, SystemAcc>,
+}
+
+const ALL: &str = "(all)";
+
+impl Summary {
+    /// A summary over `columns` (in display order).
+    pub fn new(columns: Vec<String>) -> Self {
+        Self { columns, systems: BTreeMap::new() }
+    }
+
+    /// Adds one row (to its system and to `(all)`).
+    pub fn add(&mut self, r: &Report) {
+        let keys: Vec<String> = match &r.system {
+            Some(s) => vec![s.clone(), ALL.to_owned()],
+            None => vec![ALL.to_owned()],
+        };
+        for k in keys {
+            let acc = self.systems.entry(k).or_default();
+            acc.rows += 1;
+            if r.skipped.is_some() {
+                acc.skipped += 1;
+                continue;
+            }
+            if !r.errors.is_empty() {
+                acc.failed += 1;
+            }
+            for c in &self.columns {
+                acc.cols.entry(c.clone()).or_default().push(r.score(c));
+            }
+        }
+    }
+
+    /// Renders the table as GitHub Markdown. Cells are `mean ± sd (n)`; nulls are counted in the last column.
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::from("| system | rows |");
+        for c in &self.columns {
+            s.push_str(&format!(" {c} (mean ± sd) |"));
+        }
+        s.push_str(" null values | skipped rows | failed rows |\n|---|---:|");
+        for _ in &self.columns {
+            s.push_str("---:|");
+        }
+        s.push_str("---:|---:|---:|\n");
+        let mut names: Vec<&String> = self.systems.keys().filter(|k| k.as_str() != ALL).collect();
+        if let Some((k, _)) = self.systems.get_key_value(ALL) {
+            names.push(k);
+        }
+        for name in names {
+            let acc = &self.systems[name];
+            s.push_str(&format!("| {name} | {} |", acc.rows));
+            let mut nulls = 0;
+            for c in &self.columns {
+                let a = acc.cols.get(c).copied().unwrap_or_default();
+                nulls += a.nulls;
+                let cell = match (a.n, a.sd()) {
+                    (0, _) => "–".to_owned(),
+                    (_, Some(sd)) => format!("{:.4} ± {:.4}", a.mean, sd),
+                    (_, None) => format!("{:.4}", a.mean),
+                };
+                s.push_str(&format!(" {cell} |"));
+            }
+            s.push_str(&format!(" {nulls} | {} | {} |\n", acc.skipped, acc.failed));
+        }
+        s
+    }
+}

@@ -1,0 +1,76 @@
+//! The per-row report: what `factpico score` writes as one JSONL line and what
+//! [`crate::Scorer::score`] returns.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the output row schema. Bumped on any incompatible change of [`Report`].
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A remark attached to a row, with the metric it concerns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Metric name (`rougeL`, `alignscore`, ...) or `input` for row-level remarks.
+    pub metric: String,
+    /// Human-readable message.
+    pub message: String,
+}
+
+/// Byte spans `[start, end)` of the Punkt sentences of both texts (NLTK
+/// `sent_tokenize`-identical), as used by the sentence-level metrics.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sentences {
+    /// Sentences of the abstract (source), byte offsets into the source text.
+    pub source: Vec<[usize; 2]>,
+    /// Sentences of the summary, byte offsets into the summary text.
+    pub summary: Vec<[usize; 2]>,
+}
+
+/// One scored (source, summary) pair.
+///
+/// `scores` holds every requested column; a `null` value has its reason in
+/// `nulls`. Rows that could not be read at all (malformed input with
+/// `--on-error skip`) have `skipped` set and no scores.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// 1-based record number in the input (data rows, header excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<u64>,
+    /// Row id (from the id field, derived, or `row-<n>`); `None` only for unreadable rows.
+    pub id: Option<String>,
+    /// The generating system (`system` field), when the input has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Column → value (`null` = documented null, reason in `nulls`).
+    #[serde(default)]
+    pub scores: BTreeMap<String, Option<f64>>,
+    /// Column → reason for a null value.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nulls: BTreeMap<String, String>,
+    /// Non-fatal remarks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+    /// Metric failures on this row (their columns are null).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Warning>,
+    /// Why the row was skipped (unreadable input), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Sentence spans used by sentence-level metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentences: Option<Sentences>,
+    /// Metric name → metric-specific detail (per sentence / arc / question).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub details: BTreeMap<String, serde_json::Value>,
+    /// Engine version, schema version, options, model hashes.
+    #[serde(default)]
+    pub provenance: serde_json::Value,
+}
+
+impl Report {
+    /// The value of column `name`, if present and not null.
+    pub fn score(&self, name: &str) -> Option<f64> {
+        self.scores.get(name).copied().flatten()
+    }
+}

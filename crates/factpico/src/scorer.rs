@@ -1,0 +1,215 @@
+//! [`Scorer`]: the configured set of metrics, applied to (source, summary) pairs.
+
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::metric::{metric_info, metric_names, Metric, MetricOutput};
+use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
+use crate::{Error, Result};
+
+/// Options of a [`Scorer`]: which metrics, and each metric's options.
+///
+/// Serialisable: the options are recorded in every output row's provenance.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScorerOptions {
+    /// Metric names (see [`crate::registry`]); default `["rougeL", "fkgl"]` (the model-free ones).
+    pub metrics: Vec<String>,
+    /// ROUGE options (default: Porter stemming on, as rouge-score's `use_stemmer=True`).
+    pub rouge: factpico_rouge::RougeOptions,
+    /// Readability options (default: the textstat 0.7.3 family).
+    pub readability: factpico_readability::ReadabilityOptions,
+    /// Record the Punkt sentence spans of both texts in each report (default true).
+    pub sentence_spans: bool,
+    /// Options of the model-based metrics (used only when those metrics are requested).
+    pub models: ModelOptions,
+}
+
+impl Default for ScorerOptions {
+    fn default() -> Self {
+        Self {
+            metrics: vec!["rougeL".into(), "fkgl".into()],
+            rouge: Default::default(),
+            readability: Default::default(),
+            sentence_spans: true,
+            models: ModelOptions::default(),
+        }
+    }
+}
+
+/// Options of the model-based metrics. Present in every build so configurations
+/// are portable; using them without the matching cargo feature is an
+/// [`Error::FeatureDisabled`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelOptions {
+    /// AlignScore (or NLI) model directory (feature `alignscore`).
+    pub alignscore_model: Option<PathBuf>,
+    /// AlignScore evaluation mode (`nli_sp` default, `bin_sp`, `reg_sp`, `nli`, `bin`, `reg`).
+    pub alignscore_mode: Option<String>,
+    /// Pairs per ONNX batch (default per metric).
+    pub batch_size: Option<usize>,
+    /// ONNX Runtime intra-op threads (default: all cores).
+    pub threads: Option<usize>,
+}
+
+/// Applies the configured metrics to (source, summary) pairs.
+///
+/// Policy for degenerate input (documented null, not an error): when the source
+/// or the summary is empty or whitespace-only, every requested column is `null`
+/// with the reason `"empty source"` / `"empty summary"`; when it has no
+/// alphanumeric character at all (e.g. only punctuation), the reason is
+/// `"source has no words"` / `"summary has no words"`. No metric runs on such a
+/// pair (the references return artefacts there: textstat 0.7.3 gives −15.7,
+/// AlignScore NaN, DAE crashes).
+pub struct Scorer {
+    metrics: Vec<Box<dyn Metric>>,
+    options: ScorerOptions,
+    provenance: serde_json::Value,
+}
+
+impl std::fmt::Debug for Scorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scorer").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl Scorer {
+    /// Builds the metrics named in `options.metrics`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownMetric`] for a name not in the registry,
+    /// [`Error::FeatureDisabled`] for a metric not compiled in,
+    /// [`Error::MissingOption`] / [`Error::Init`] when a model cannot be loaded.
+    pub fn try_new(options: ScorerOptions) -> Result<Self> {
+        let mut metrics: Vec<Box<dyn Metric>> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for name in &options.metrics {
+            let info = metric_info(name).ok_or_else(|| Error::UnknownMetric {
+                name: name.clone(),
+                available: metric_names(),
+            })?;
+            if !seen.insert(info.name) {
+                continue;
+            }
+            metrics.push(crate::builtin::build(info, &options)?);
+        }
+        let models: serde_json::Map<String, serde_json::Value> =
+            metrics.iter().map(|m| (m.info().name.to_owned(), m.provenance())).collect();
+        let provenance = serde_json::json!({
+            "engine": format!("factpico {}", crate::VERSION),
+            "schema_version": SCHEMA_VERSION,
+            "options": serde_json::to_value(&options).unwrap_or(serde_json::Value::Null),
+            "metrics": models,
+        });
+        Ok(Self { metrics, options, provenance })
+    }
+
+    /// The options this scorer was built with.
+    pub fn options(&self) -> &ScorerOptions {
+        &self.options
+    }
+
+    /// The provenance object recorded in every report.
+    pub fn provenance(&self) -> &serde_json::Value {
+        &self.provenance
+    }
+
+    /// Names of all output columns, in metric order.
+    pub fn columns(&self) -> Vec<&'static str> {
+        self.metrics.iter().flat_map(|m| m.info().columns.iter().map(|c| c.name)).collect()
+    }
+
+    /// The metrics, in the requested order.
+    pub fn metrics(&self) -> impl Iterator<Item = &dyn Metric> {
+        self.metrics.iter().map(|m| m.as_ref())
+    }
+
+    /// Scores one pair (id and system left empty).
+    pub fn score(&self, source: &str, summary: &str) -> Report {
+        self.score_batch(&[(source, summary)]).pop().unwrap_or_default()
+    }
+
+    /// Scores many pairs, in parallel where metrics allow; one report per pair, in order.
+    pub fn score_batch(&self, pairs: &[(&str, &str)]) -> Vec<Report> {
+        let mut reports: Vec<Report> = pairs
+            .par_iter()
+            .map(|(source, summary)| Report {
+                sentences: self
+                    .options
+                    .sentence_spans
+                    .then(|| sentences(source, summary)),
+                provenance: self.provenance.clone(),
+                ..Report::default()
+            })
+            .collect();
+        // Pairs that every metric can score (non-empty on both sides).
+        let mut live: Vec<usize> = Vec::with_capacity(pairs.len());
+        for (i, (source, summary)) in pairs.iter().enumerate() {
+            let reason = degenerate(source, "source").or_else(|| degenerate(summary, "summary"));
+            match reason {
+                Some(r) => {
+                    for m in &self.metrics {
+                        merge(&mut reports[i], m.info().name, Ok(MetricOutput::all_null(m.info(), r)));
+                    }
+                    reports[i].warnings.push(Warning {
+                        metric: "input".into(),
+                        message: format!("{r}: all metrics are null"),
+                    });
+                }
+                None => live.push(i),
+            }
+        }
+        let live_pairs: Vec<(&str, &str)> = live.iter().map(|&i| pairs[i]).collect();
+        for m in &self.metrics {
+            let outs = m.score_batch(&live_pairs);
+            for (&i, out) in live.iter().zip(outs) {
+                merge(&mut reports[i], m.info().name, out);
+            }
+        }
+        reports
+    }
+}
+
+/// Why a text cannot be scored, if it cannot.
+fn degenerate(text: &str, side: &'static str) -> Option<&'static str> {
+    if text.trim().is_empty() {
+        Some(if side == "source" { "empty source" } else { "empty summary" })
+    } else if !text.chars().any(char::is_alphanumeric) {
+        Some(if side == "source" { "source has no words" } else { "summary has no words" })
+    } else {
+        None
+    }
+}
+
+fn sentences(source: &str, summary: &str) -> Sentences {
+    let spans = |t: &str| -> Vec<[usize; 2]> {
+        factpico_text::Punkt::english().span_tokenize(t).into_iter().map(|s| [s.start, s.end]).collect()
+    };
+    Sentences { source: spans(source), summary: spans(summary) }
+}
+
+fn merge(report: &mut Report, metric: &str, out: Result<MetricOutput>) {
+    match out {
+        Ok(out) => {
+            report.scores.extend(out.scores);
+            report.nulls.extend(out.nulls);
+            if let Some(d) = out.detail {
+                report.details.insert(metric.to_owned(), d);
+            }
+            report.warnings.extend(
+                out.warnings.into_iter().map(|message| Warning { metric: metric.to_owned(), message }),
+            );
+        }
+        Err(e) => {
+            if let Some(info) = metric_info(metric) {
+                let null = MetricOutput::all_null(info, "metric failed (see errors)");
+                report.scores.extend(null.scores);
+                report.nulls.extend(null.nulls);
+            }
+            report.errors.push(Warning { metric: metric.to_owned(), message: e.to_string() });
+        }
+    }
+}
