@@ -40,6 +40,7 @@ struct Worst {
     p: f64,
     p_rel: f64,
     p_rel_at: String,
+    p_at: String,
     compared: usize,
 }
 
@@ -59,7 +60,10 @@ impl Worst {
             d <= TOL_P,
             "{what}: p ours {ours:e} vs reference {want:e} (|Δ| = {d:e})"
         );
-        self.p = self.p.max(d);
+        if d > self.p {
+            self.p = d;
+            self.p_at = format!("{what} (p = {want:.3e})");
+        }
         if want > 1e-300 && d / want > self.p_rel {
             self.p_rel = d / want;
             self.p_rel_at = format!("{what} (p = {want:.3e})");
@@ -395,9 +399,10 @@ fn correlation_p_values_match_scipy_grid() {
         w.p(&format!("student-t n={n} r={r}"), p, f(&row["student_t_p"]));
     }
     eprintln!(
-        "stats parity: {} (n, r) grid points × 2 references; max |Δ| p {:.2e}, max relative {:.2e} at {}",
+        "stats parity: {} (n, r) grid points × 2 references; max |Δ| p {:.2e} at {}, max relative {:.2e} at {}",
         rows.len(),
         w.p,
+        w.p_at,
         w.p_rel,
         w.p_rel_at
     );
