@@ -32,8 +32,15 @@ fn time(name: &str, runs: usize, f: &dyn Fn() -> Option<f64>) {
             cpu.push((c1 - c0) as f64 / 1e6);
         }
     }
-    let cpu = if cpu.is_empty() { "n/a".to_owned() } else { format!("{:.2} ms", median(cpu)) };
-    println!("{name:<42} wall median {:>9.2} ms, CPU median {cpu:>10}  value {value:?}", median(wall));
+    let cpu = if cpu.is_empty() {
+        "n/a".to_owned()
+    } else {
+        format!("{:.2} ms", median(cpu))
+    };
+    println!(
+        "{name:<42} wall median {:>9.2} ms, CPU median {cpu:>10}  value {value:?}",
+        median(wall)
+    );
 }
 
 fn main() {
@@ -41,12 +48,24 @@ fn main() {
     let n = 100_000;
     let h: Vec<f64> = (0..n).map(|_| f64::from(rng.random_range(1..=4))).collect();
     let m: Vec<f64> = h.iter().map(|&x| 0.2 * x + rng.random::<f64>()).collect();
-    time("kendall_tau_b n=100000", 11, &|| kendall_tau_b(&m, &h).unwrap().statistic);
-    time("spearman_rho n=100000", 11, &|| spearman_rho(&m, &h).unwrap().statistic);
-    time("pearson_r n=100000", 11, &|| pearson_r(&m, &h).unwrap().statistic);
+    time("kendall_tau_b n=100000", 11, &|| {
+        kendall_tau_b(&m, &h).unwrap().statistic
+    });
+    time("spearman_rho n=100000", 11, &|| {
+        spearman_rho(&m, &h).unwrap().statistic
+    });
+    time("pearson_r n=100000", 11, &|| {
+        pearson_r(&m, &h).unwrap().statistic
+    });
     for (k, runs) in [(1_000, 11), (3_000, 5)] {
-        time(&format!("pairwise_accuracy_tie_calibrated n={k}"), runs, &|| {
-            pairwise_accuracy_tie_calibrated(&m[..k], &h[..k]).unwrap().accuracy
-        });
+        time(
+            &format!("pairwise_accuracy_tie_calibrated n={k}"),
+            runs,
+            &|| {
+                pairwise_accuracy_tie_calibrated(&m[..k], &h[..k])
+                    .unwrap()
+                    .accuracy
+            },
+        );
     }
 }

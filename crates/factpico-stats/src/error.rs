@@ -56,6 +56,16 @@ pub enum StatsError {
         /// Declared number of categories `k`.
         n_categories: usize,
     },
+    /// The input is too large for an algorithm with quadratic memory.
+    #[error("{what} supports at most {max} complete observations, got {n}")]
+    TooLarge {
+        /// The operation.
+        what: &'static str,
+        /// Complete observations given.
+        n: usize,
+        /// Supported maximum.
+        max: usize,
+    },
     /// A value lies outside a declared range (KL divergence with fixed ranges).
     #[error("value {value} of `{input}` lies outside the declared range [{lo}, {hi}]")]
     OutOfRange {

@@ -75,7 +75,9 @@ pub use levels::{
     level_statistics, meta_evaluate, Level, LevelStatistics, MetaEvaluation, SystemMean,
     MIN_SYSTEMS,
 };
-pub use pairwise::{pairwise_accuracy, pairwise_accuracy_tie_calibrated, PairwiseAccuracy};
+pub use pairwise::{
+    pairwise_accuracy, pairwise_accuracy_tie_calibrated, PairwiseAccuracy, MAX_CALIBRATION_N,
+};
 pub use resample::{
     bootstrap_ci, bootstrap_ci_by_item, bootstrap_ci_with, permutation_test, BootstrapOptions,
     ConfidenceInterval, PermutationOptions, PermutationTest, Statistic,

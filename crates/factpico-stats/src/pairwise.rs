@@ -13,6 +13,11 @@ use crate::correlation::{PairCounts, MIN_OBSERVATIONS};
 use crate::data::complete_pairs;
 use crate::error::{NullReason, StatsError};
 
+/// Largest number of complete observations
+/// [`pairwise_accuracy_tie_calibrated`] accepts: 20 000 (≤ 2·10⁸ pairs,
+/// ≤ 1.6 GB for the sorted thresholds, tens of seconds).
+pub const MAX_CALIBRATION_N: usize = 20_000;
+
 /// Pairwise accuracy (acc_23 / acc_eq) of a metric against human scores.
 ///
 /// Over all `n_pairs = n(n−1)/2` pairs of complete observations, a pair
@@ -154,7 +159,9 @@ pub fn pairwise_accuracy(
 ///
 /// Complexity: O(n²) pair enumeration plus O(P log P) sorting, P ≤ n(n−1)/2
 /// the ±1 pairs — O(n² log n) time, up to 8·P bytes of memory (36 MB at
-/// n = 3 000). Intended for n up to a few thousand.
+/// n = 3 000; ~0.1 s). Intended for n up to a few thousand; inputs with more
+/// than [`MAX_CALIBRATION_N`] complete observations are rejected rather
+/// than risking gigabytes of memory.
 ///
 /// Missing values (NaN, ±∞) are excluded pairwise; null when fewer than 3
 /// complete observations remain. A constant human vector is not null:
@@ -162,7 +169,8 @@ pub fn pairwise_accuracy(
 /// (accuracy 1), as in the reference.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`].
+/// [`StatsError::LengthMismatch`]; [`StatsError::TooLarge`] above
+/// [`MAX_CALIBRATION_N`] complete observations.
 pub fn pairwise_accuracy_tie_calibrated(
     metric: &[f64],
     human: &[f64],
@@ -171,6 +179,13 @@ pub fn pairwise_accuracy_tie_calibrated(
     let n = c.a.len();
     if n < MIN_OBSERVATIONS {
         return Ok(too_few(n, c.excluded));
+    }
+    if n > MAX_CALIBRATION_N {
+        return Err(StatsError::TooLarge {
+            what: "pairwise_accuracy_tie_calibrated",
+            n,
+            max: MAX_CALIBRATION_N,
+        });
     }
     let (m, h) = (&c.a, &c.b);
     let mut base: u64 = 0; // concordant + ties_both at ε = 0
@@ -290,5 +305,10 @@ mod tests {
         assert_eq!(r.n_excluded, 1);
         assert!(pairwise_accuracy(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], -1.0).is_err());
         assert!(pairwise_accuracy_tie_calibrated(&[1.0], &[]).is_err());
+        let big = vec![0.5; MAX_CALIBRATION_N + 1];
+        assert!(matches!(
+            pairwise_accuracy_tie_calibrated(&big, &big),
+            Err(StatsError::TooLarge { n, .. }) if n == MAX_CALIBRATION_N + 1
+        ));
     }
 }
