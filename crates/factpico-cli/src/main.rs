@@ -6,6 +6,7 @@
 
 mod diff;
 mod input;
+mod meta_eval;
 mod output;
 mod score;
 mod summary;
@@ -26,6 +27,8 @@ enum Cmd {
     Score(score::ScoreArgs),
     /// Compare two score files row by row; exit 1 when any value drifted beyond its tolerance.
     Diff(diff::DiffArgs),
+    /// Meta-evaluate metric columns against human ratings
+    MetaEval(meta_eval::MetaEvalArgs),
     /// List the available metrics and their output columns.
     Metrics,
 }
@@ -54,6 +57,7 @@ fn main() -> std::process::ExitCode {
     let result = match &cli.cmd {
         Cmd::Score(a) => score::run(a),
         Cmd::Diff(a) => diff::run(a),
+        Cmd::MetaEval(a) => meta_eval::run(a),
         Cmd::Metrics => {
             list_metrics();
             Ok(0)

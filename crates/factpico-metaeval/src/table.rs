@@ -1,0 +1,352 @@
+//! Reading score and rating files into rows of named cells.
+//!
+//! Accepted formats (from the extension, or given explicitly):
+//! * **JSONL** (`.jsonl`, `.ndjson`): one JSON object per line. A row with a
+//!   `scores` object is a `factpico score` row (`factpico::Report`): its
+//!   columns are `scores.*` plus the top-level `id`, `system` and `row`, its
+//!   `nulls` reasons are kept, a `skipped` row keeps its id with no scores,
+//!   and a row without an id (unreadable input) is counted and dropped. Any
+//!   other object is a flat row whose scalar fields are the columns.
+//! * **JSON** (`.json`): an array of such objects.
+//! * **CSV** / **TSV** (`.csv`, `.tsv`): a header line, then one row per record
+//!   (quoted fields may contain newlines).
+//!
+//! Numeric cells: JSON numbers, or strings that parse as `f64`. Missing:
+//! JSON `null`, and the strings `""`, `NA`, `N/A`, `NaN`, `nan`, `null`,
+//! `None` (case-insensitive, trimmed); non-finite numbers are missing too.
+//! Anything else in a requested numeric column is an [`Error::NotNumeric`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result, Side};
+
+/// A table file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// One JSON object per line (factpico score output, or flat objects).
+    Jsonl,
+    /// A JSON array of objects.
+    Json,
+    /// Comma-separated values with a header.
+    Csv,
+    /// Tab-separated values with a header.
+    Tsv,
+}
+
+impl Format {
+    /// The format implied by a file extension (case-insensitive), if any.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "jsonl" | "ndjson" => Format::Jsonl,
+            "json" => Format::Json,
+            "csv" => Format::Csv,
+            "tsv" | "tab" => Format::Tsv,
+            _ => return None,
+        })
+    }
+}
+
+/// One data row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row {
+    /// 1-based data row number in the file (header excluded).
+    pub row: usize,
+    /// Column → cell (CSV cells are JSON strings).
+    pub cells: BTreeMap<String, Value>,
+    /// Column → reason for a documented null (factpico rows only).
+    pub nulls: BTreeMap<String, String>,
+    /// Why a factpico row was skipped by `factpico score`, when it was.
+    pub skipped: Option<String>,
+}
+
+/// A loaded score or rating file.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// Which input it is.
+    pub side: Side,
+    /// Whether its rows are `factpico score` reports.
+    pub factpico: bool,
+    /// Every column name seen, in first-seen order.
+    pub columns: Vec<String>,
+    /// The data rows, in file order.
+    pub rows: Vec<Row>,
+    /// factpico rows dropped because they had no id (unreadable input):
+    /// `(row, reason)`.
+    pub dropped: Vec<(usize, String)>,
+}
+
+const MISSING: &[&str] = &["", "na", "n/a", "nan", "null", "none", "-nan"];
+
+impl Table {
+    /// Reads `path` in `format` (or the format of its extension).
+    ///
+    /// # Errors
+    /// [`Error::Io`], [`Error::UnknownFormat`], [`Error::Csv`], [`Error::Json`],
+    /// [`Error::Empty`] (no data rows).
+    pub fn load(path: &Path, side: Side, format: Option<Format>) -> Result<Table> {
+        let format = match format.or_else(|| Format::from_path(path)) {
+            Some(f) => f,
+            None => return Err(Error::UnknownFormat { path: path.to_owned() }),
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+        Self::parse(&text, path, side, format)
+    }
+
+    /// Parses file contents already in memory (`path` is used in messages).
+    ///
+    /// # Errors
+    /// As [`Table::load`], less the I/O errors.
+    pub fn parse(text: &str, path: &Path, side: Side, format: Format) -> Result<Table> {
+        let mut t = Table {
+            path: path.to_owned(),
+            side,
+            factpico: false,
+            columns: Vec::new(),
+            rows: Vec::new(),
+            dropped: Vec::new(),
+        };
+        match format {
+            Format::Csv => t.read_delimited(text, b',')?,
+            Format::Tsv => t.read_delimited(text, b'\t')?,
+            Format::Jsonl => {
+                let mut n = 0;
+                for (i, line) in text.lines().enumerate() {
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let v: Value = serde_json::from_str(line).map_err(|e| Error::Json {
+                        path: path.to_owned(),
+                        line: i + 1,
+                        message: e.to_string(),
+                    })?;
+                    n += 1;
+                    t.push_json(v, n, i + 1)?;
+                }
+            }
+            Format::Json => {
+                let v: Value = serde_json::from_str(text).map_err(|e| Error::Json {
+                    path: path.to_owned(),
+                    line: e.line(),
+                    message: e.to_string(),
+                })?;
+                let Value::Array(items) = v else {
+                    return Err(Error::Json {
+                        path: path.to_owned(),
+                        line: 0,
+                        message: "expected a JSON array of objects".into(),
+                    });
+                };
+                for (i, item) in items.into_iter().enumerate() {
+                    t.push_json(item, i + 1, 0)?;
+                }
+            }
+        }
+        if t.rows.is_empty() && t.dropped.is_empty() {
+            return Err(Error::Empty { path: path.to_owned() });
+        }
+        Ok(t)
+    }
+
+    fn see(&mut self, col: &str) {
+        if !self.columns.iter().any(|c| c == col) {
+            self.columns.push(col.to_owned());
+        }
+    }
+
+    fn read_delimited(&mut self, text: &str, delimiter: u8) -> Result<()> {
+        let csv_err = |e: csv::Error| Error::Csv { path: self.path.clone(), message: e.to_string() };
+        let mut rdr = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .flexible(false)
+            .from_reader(text.as_bytes());
+        let headers: Vec<String> = rdr.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_owned()).collect();
+        for h in &headers {
+            self.see(h);
+        }
+        let mut rows = Vec::new();
+        for (i, rec) in rdr.records().enumerate() {
+            let rec = rec.map_err(|e| Error::Csv { path: self.path.clone(), message: e.to_string() })?;
+            let cells = headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.clone(), Value::String(v.to_owned())))
+                .collect();
+            rows.push(Row { row: i + 1, cells, ..Row::default() });
+        }
+        self.rows = rows;
+        Ok(())
+    }
+
+    fn push_json(&mut self, v: Value, row: usize, line: usize) -> Result<()> {
+        let Value::Object(obj) = v else {
+            return Err(Error::Json {
+                path: self.path.clone(),
+                line,
+                message: format!("row {row}: expected a JSON object"),
+            });
+        };
+        let mut r = Row { row, ..Row::default() };
+        if let Some(Value::Object(scores)) = obj.get("scores") {
+            self.factpico = true;
+            for key in ["row", "id", "system"] {
+                if let Some(v) = obj.get(key) {
+                    self.see(key);
+                    r.cells.insert(key.to_owned(), v.clone());
+                }
+            }
+            for (k, v) in scores {
+                self.see(k);
+                r.cells.insert(k.clone(), v.clone());
+            }
+            if let Some(Value::Object(nulls)) = obj.get("nulls") {
+                for (k, why) in nulls {
+                    r.nulls.insert(k.clone(), why.as_str().map_or_else(|| why.to_string(), str::to_owned));
+                }
+            }
+            r.skipped = obj.get("skipped").and_then(Value::as_str).map(str::to_owned);
+            if let Some(Value::Number(n)) = obj.get("row") {
+                r.row = n.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(row);
+            }
+            if obj.get("id").is_none_or(Value::is_null) {
+                let why = r.skipped.clone().unwrap_or_else(|| "row has no id".into());
+                self.dropped.push((r.row, why));
+                return Ok(());
+            }
+        } else {
+            for (k, v) in obj {
+                if !(v.is_object() || v.is_array()) {
+                    self.see(&k);
+                    r.cells.insert(k, v);
+                }
+            }
+        }
+        self.rows.push(r);
+        Ok(())
+    }
+
+    /// True when the column occurs in the file.
+    pub fn has_column(&self, col: &str) -> bool {
+        self.columns.iter().any(|c| c == col)
+    }
+
+    /// [`Error::MissingColumn`] unless the column occurs in the file.
+    ///
+    /// # Errors
+    /// [`Error::MissingColumn`].
+    pub fn require_column(&self, col: &str) -> Result<()> {
+        if self.has_column(col) {
+            return Ok(());
+        }
+        Err(Error::MissingColumn {
+            side: self.side,
+            path: self.path.clone(),
+            column: col.to_owned(),
+            available: self.columns.join(", "),
+        })
+    }
+
+    /// The cell of `row` in `col` as a key string (ids, systems): strings as
+    /// they are (trimmed), integers and other numbers in their JSON text,
+    /// `None` for a missing cell, JSON null or an empty string.
+    pub fn key_cell(row: &Row, col: &str) -> Option<String> {
+        match row.cells.get(col)? {
+            Value::Null => None,
+            Value::String(s) => {
+                let s = s.trim();
+                (!s.is_empty()).then(|| s.to_owned())
+            }
+            other => Some(other.to_string()),
+        }
+    }
+
+    /// The cell of `row` in `col` as a number; `Ok(None)` when missing (see
+    /// the module docs for what counts as missing).
+    ///
+    /// # Errors
+    /// [`Error::NotNumeric`].
+    pub fn numeric_cell(&self, row: &Row, col: &str) -> Result<Option<f64>> {
+        let v = match row.cells.get(col) {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(Value::String(s)) => {
+                let t = s.trim();
+                if MISSING.iter().any(|m| t.eq_ignore_ascii_case(m)) {
+                    return Ok(None);
+                }
+                match t.parse::<f64>() {
+                    Ok(v) => Some(v),
+                    Err(_) => return Err(self.not_numeric(row, col, s)),
+                }
+            }
+            Some(other) => return Err(self.not_numeric(row, col, &other.to_string())),
+        };
+        Ok(v.filter(|v| v.is_finite()))
+    }
+
+    fn not_numeric(&self, row: &Row, col: &str, value: &str) -> Error {
+        Error::NotNumeric {
+            side: self.side,
+            path: self.path.clone(),
+            row: row.row,
+            column: col.to_owned(),
+            value: value.chars().take(40).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn parse(text: &str, f: Format) -> Table {
+        Table::parse(text, Path::new("t"), Side::Scores, f).unwrap()
+    }
+
+    #[test]
+    fn csv_missing_markers_and_numbers() {
+        let t = parse("id,a\nx,1.5\ny,NA\nz,\nw, nan \nv,inf\n", Format::Csv);
+        let vals: Vec<Option<f64>> = t.rows.iter().map(|r| t.numeric_cell(r, "a").unwrap()).collect();
+        assert_eq!(vals, vec![Some(1.5), None, None, None, None]);
+        let bad = parse("id,a\nx,abc\n", Format::Csv);
+        let e = bad.numeric_cell(&bad.rows[0], "a").unwrap_err();
+        assert!(e.to_string().contains("row 1, column `a`: `abc` is not a number"), "{e}");
+    }
+
+    #[test]
+    fn factpico_rows_are_flattened_and_unreadable_rows_dropped() {
+        let text = r#"{"row":1,"id":"a","system":"S","scores":{"rougeL":0.5,"fkgl_summary":null},"nulls":{"fkgl_summary":"empty summary"},"provenance":{}}
+{"row":2,"id":null,"skipped":"bad json","scores":{}}
+{"row":3,"id":7,"scores":{"rougeL":0.25}}"#;
+        let t = parse(text, Format::Jsonl);
+        assert!(t.factpico);
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.dropped, vec![(2, "bad json".to_owned())]);
+        assert_eq!(Table::key_cell(&t.rows[1], "id").as_deref(), Some("7"));
+        assert_eq!(Table::key_cell(&t.rows[0], "system").as_deref(), Some("S"));
+        assert_eq!(t.numeric_cell(&t.rows[0], "fkgl_summary").unwrap(), None);
+        assert_eq!(t.rows[0].nulls["fkgl_summary"], "empty summary");
+        assert!(t.has_column("rougeL") && !t.has_column("provenance"));
+        assert!(t.require_column("alignscore").unwrap_err().to_string().contains("available: row, id, system, fkgl_summary, rougeL"));
+    }
+
+    #[test]
+    fn formats_from_extensions_and_errors() {
+        assert_eq!(Format::from_path(Path::new("a/b.JSONL")), Some(Format::Jsonl));
+        assert_eq!(Format::from_path(Path::new("a.tsv")), Some(Format::Tsv));
+        assert_eq!(Format::from_path(Path::new("a.txt")), None);
+        assert!(matches!(Table::parse("", Path::new("e.csv"), Side::Ratings, Format::Csv), Err(Error::Empty { .. })));
+        let e = Table::parse("{\"id\":1}\n[1]\n", Path::new("x.jsonl"), Side::Ratings, Format::Jsonl).unwrap_err();
+        assert!(e.to_string().starts_with("x.jsonl:2:"), "{e}");
+        let t = parse("[{\"id\":\"a\",\"h\":\"4\",\"nested\":{\"k\":1}}]", Format::Json);
+        assert_eq!(t.numeric_cell(&t.rows[0], "h").unwrap(), Some(4.0));
+        assert!(!t.has_column("nested"));
+    }
+}
