@@ -33,7 +33,7 @@ pub struct DiffArgs {
 fn parse_tol(s: &str) -> Result<(String, f64), String> {
     let (c, t) = s.split_once('=').ok_or_else(|| format!("expected COLUMN=TOL, got `{s}`"))?;
     let t: f64 = t.parse().map_err(|e| format!("tolerance `{t}` of `{c}` is not a number: {e}"))?;
-    if !(t >= 0.0) {
+    if t.is_nan() || t < 0.0 {
         return Err(format!("tolerance of `{c}` must be >= 0"));
     }
     Ok((c.to_owned(), t))
@@ -56,7 +56,7 @@ fn key(r: &Report) -> String {
     r.id.clone().unwrap_or_else(|| format!("row-{}", r.row.unwrap_or(0)))
 }
 
-fn load(path: &PathBuf) -> Result<BTreeMap<String, Report>> {
+fn load(path: &std::path::Path) -> Result<BTreeMap<String, Report>> {
     let mut m = BTreeMap::new();
     let mut dup = None;
     output::for_each_report(path, |r| {

@@ -125,11 +125,9 @@ pub fn registry_entries() -> Vec<&'static MetricInfo> {
 
 /// Builds a model-based metric if it is compiled into this build; `None` otherwise.
 pub(crate) fn build(
-    name: &str,
+    _name: &str,
     _info: &'static MetricInfo,
     _options: &crate::ScorerOptions,
 ) -> Option<crate::Result<Box<dyn crate::Metric>>> {
-    match name {
-        _ => None,
-    }
+    None
 }

@@ -1,0 +1,392 @@
+//! End-to-end tests of the `factpico` binary: the main job on the bundled
+//! fixtures, every input format, every bad-input case, atomic output, resume
+//! after a kill, id derivation, and `factpico diff`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_factpico"))
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn rows(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Rows without provenance (identical across formats) for comparisons.
+fn scores_of(path: &Path) -> Vec<(Value, Value, Value)> {
+    rows(path).into_iter().map(|r| (r["id"].clone(), r["scores"].clone(), r["nulls"].clone())).collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn main_job_on_bundled_fixtures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let csv = dir.path().join("out.csv");
+    let input = fixtures().join("pairs.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--csv", csv.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8(o.stdout.clone()).unwrap();
+    assert!(table.contains("| faithful | 6 |"), "{table}");
+    assert!(table.contains("| unfaithful | 6 |"), "{table}");
+    assert!(table.contains("| (all) | 12 |"), "{table}");
+    let rs = rows(&out);
+    assert_eq!(rs.len(), 12);
+    for (i, r) in rs.iter().enumerate() {
+        assert_eq!(r["row"], i as u64 + 1);
+        assert_eq!(r["id"], format!("fx{:02}", i + 1));
+        let rl = r["scores"]["rougeL"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rl));
+        let d = r["scores"]["delta_fkgl"].as_f64().unwrap();
+        let (s, a) = (r["scores"]["fkgl_summary"].as_f64().unwrap(), r["scores"]["fkgl_source"].as_f64().unwrap());
+        assert_eq!(d, s - a, "ΔFK must be summary − abstract");
+        assert_eq!(r["provenance"]["schema_version"], 1);
+        assert!(r["provenance"]["engine"].as_str().unwrap().starts_with("factpico "));
+        assert!(!r["sentences"]["summary"].as_array().unwrap().is_empty());
+    }
+    // Faithful summaries overlap more with their abstract than the unfaithful ones on average.
+    let mean = |sys: &str| {
+        let v: Vec<f64> = rs.iter().filter(|r| r["system"] == sys).map(|r| r["scores"]["rougeL"].as_f64().unwrap()).collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(mean("faithful") > mean("unfaithful"));
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv_text.lines().count(), 13);
+    assert!(csv_text.starts_with("row,id,system,skipped,rougeL,"));
+    assert!(!dir.path().join("out.jsonl.partial").exists());
+}
+
+#[test]
+fn all_formats_give_identical_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let src: Vec<Value> = std::fs::read_to_string(fixtures().join("pairs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let json = write(dir.path(), "in.json", serde_json::to_string_pretty(&src).unwrap().as_bytes());
+    for (name, delim) in [("in.csv", b','), ("in.tsv", b'\t')] {
+        let mut w = csv::WriterBuilder::new().delimiter(delim).from_path(dir.path().join(name)).unwrap();
+        w.write_record(["id", "system", "source", "summary"]).unwrap();
+        for r in &src {
+            w.write_record(["id", "system", "source", "summary"].map(|k| r[k].as_str().unwrap())).unwrap();
+        }
+        w.flush().unwrap();
+    }
+    let base = dir.path().join("base.jsonl");
+    let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", base.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for input in [json, dir.path().join("in.csv"), dir.path().join("in.tsv")] {
+        let out = dir.path().join(format!("{}.out.jsonl", input.file_name().unwrap().to_str().unwrap()));
+        let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+        assert!(o.status.success(), "{}: {}", input.display(), stderr(&o));
+        assert_eq!(scores_of(&out), scores_of(&base), "{}", input.display());
+    }
+}
+
+/// Runs the scorer on `input` with `--on-error fail` and `skip`; returns (fail output, skip rows).
+fn fail_and_skip(dir: &Path, input: &Path, extra: &[&str]) -> (Output, Vec<Value>) {
+    let out = dir.join("o.jsonl");
+    let _ = std::fs::remove_file(&out);
+    let mut args = vec!["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"];
+    args.extend_from_slice(extra);
+    let fail = run(&args);
+    assert!(!out.exists(), "a failed run must not leave a complete-looking output");
+    let mut skip_args = args.clone();
+    skip_args.extend_from_slice(&["--on-error", "skip"]);
+    let skip = run(&skip_args);
+    assert!(skip.status.success(), "{}", stderr(&skip));
+    (fail, rows(&out))
+}
+
+const GOOD: &str = r#"{"id":"a","source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped adults with pain."}"#;
+
+#[test]
+fn malformed_json_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n{{\"id\": \"b\", \"source\": \n{GOOD}\n").as_bytes());
+    let (fail, rows) = fail_and_skip(dir.path(), &input, &[]);
+    assert_eq!(fail.status.code(), Some(2));
+    assert!(stderr(&fail).contains("line 2: malformed JSON"), "{}", stderr(&fail));
+    assert!(dir.path().join("o.jsonl.partial").exists() || rows.len() == 3);
+    assert_eq!(rows.len(), 3);
+    assert!(rows[1]["skipped"].as_str().unwrap().contains("line 2: malformed JSON"));
+    assert!(rows[0]["scores"]["rougeL"].is_number() && rows[2]["scores"]["rougeL"].is_number());
+}
+
+#[test]
+fn missing_field_and_wrong_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(
+        dir.path(),
+        "in.jsonl",
+        format!("{GOOD}\n{{\"id\":\"b\",\"source\":\"x y z\"}}\n{{\"id\":\"c\",\"source\":\"x y\",\"summary\":42}}\n").as_bytes(),
+    );
+    let (fail, rows) = fail_and_skip(dir.path(), &input, &[]);
+    let e = stderr(&fail);
+    assert!(e.contains("line 2: missing field `summary` (fields present: id, source)"), "{e}");
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1]["id"], "b");
+    assert!(rows[1]["skipped"].as_str().unwrap().contains("missing field `summary`"));
+    assert!(rows[2]["skipped"].as_str().unwrap().contains("field `summary` must be a string, got number"));
+    // The summary table counts the skipped rows.
+}
+
+#[test]
+fn invalid_utf8_jsonl_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = format!("{GOOD}\n").into_bytes();
+    bytes.extend_from_slice(b"{\"id\":\"b\",\"source\":\"ok\",\"summary\":\"caf\xe9\"}\n");
+    let input = write(dir.path(), "in.jsonl", &bytes);
+    let (fail, rows) = fail_and_skip(dir.path(), &input, &[]);
+    assert!(stderr(&fail).contains("line 2: invalid UTF-8"), "{}", stderr(&fail));
+    assert!(rows[1]["skipped"].as_str().unwrap().contains("invalid UTF-8"));
+
+    let mut csv = b"id,source,summary\na,Aspirin reduced pain.,Aspirin helped.\n".to_vec();
+    csv.extend_from_slice(b"b,Aspirin reduced pain.,caf\xe9 helped\n");
+    let input = write(dir.path(), "in.csv", &csv);
+    let (fail, rows) = fail_and_skip(dir.path(), &input, &[]);
+    let e = stderr(&fail);
+    assert!(e.contains("record 2") && e.contains("field `summary` is not valid UTF-8"), "{e}");
+    assert_eq!(rows[1]["id"], "b");
+    assert!(rows[1]["skipped"].is_string());
+}
+
+#[test]
+fn empty_whitespace_and_punctuation_texts_are_documented_nulls() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.jsonl");
+    let input = fixtures().join("edge_cases.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    let by_id = |id: &str| rs.iter().find(|r| r["id"] == id).unwrap().clone();
+    for (id, reason) in [
+        ("edge_empty_summary", "empty summary"),
+        ("edge_ws_summary", "empty summary"),
+        ("edge_punct_only", "summary has no words"),
+    ] {
+        let r = by_id(id);
+        for col in ["rougeL", "delta_fkgl", "fkgl_summary"] {
+            assert!(r["scores"][col].is_null(), "{id} {col}");
+            assert_eq!(r["nulls"][col], reason, "{id} {col}");
+        }
+        assert!(r["warnings"][0]["message"].as_str().unwrap().contains(reason));
+    }
+    let r = by_id("edge_one_word");
+    assert_eq!(r["scores"]["rougeL"], 1.0);
+    // An empty source is a documented null too.
+    let input = write(dir.path(), "e.jsonl", br#"{"id":"x","source":"  ","summary":"Aspirin helped."}"#);
+    let out2 = dir.path().join("e.out.jsonl");
+    assert!(run(&["score", input.to_str().unwrap(), "-o", out2.to_str().unwrap(), "-q"]).status.success());
+    assert_eq!(rows(&out2)[0]["nulls"]["rougeL"], "empty source");
+}
+
+#[test]
+fn one_megabyte_summary_is_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let sentence = "Patients who took the new drug had fewer asthma attacks than those on placebo. ";
+    let mut summary = String::new();
+    let mut lines = 0;
+    while summary.len() < 1_000_000 {
+        summary.push_str(sentence);
+        lines += 1;
+        if lines % 20 == 0 {
+            summary.push('\n');
+        }
+    }
+    let row = serde_json::json!({"id": "big", "source": "The new drug reduced asthma attacks versus placebo in 120 patients.", "summary": summary});
+    let input = write(dir.path(), "big.jsonl", format!("{row}\n").as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = &rows(&out)[0];
+    let recall = r["scores"]["rougeL_recall"].as_f64().unwrap();
+    assert!(recall > 0.5, "recall {recall}");
+    assert!(r["scores"]["fkgl_summary"].is_number());
+}
+
+#[test]
+fn unknown_metric_and_unknown_field() {
+    let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "--metrics", "rougeL,bleurt", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("unknown metric `bleurt`") && e.contains("available metrics: rougeL, fkgl"), "{e}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "in.csv", b"id,abstract,plain\na,Aspirin reduced pain.,Aspirin helped.\n");
+    let o = run(&["score", input.to_str().unwrap(), "-q"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(e.contains("source field `source` is not in the header; columns are: id, abstract, plain"), "{e}");
+    let o = run(&["score", input.to_str().unwrap(), "--source-field", "abstract", "--summary-field", "plain", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // JSONL: an explicitly named id field that is missing names the field.
+    let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let o = run(&["score", input.to_str().unwrap(), "--id-field", "doc_id", "-q"]);
+    assert!(stderr(&o).contains("missing field `doc_id`"), "{}", stderr(&o));
+}
+
+#[test]
+fn derived_ids_match_sha256_prefix() {
+    use sha2::Digest;
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(
+        dir.path(),
+        "in.jsonl",
+        br#"{"source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped."}
+{"source":"Metformin lowered HbA1c.","summary":"Metformin lowered blood sugar."}
+"#,
+    );
+    let out = dir.path().join("o.jsonl");
+    let o = run(&[
+        "score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--id-from", "source", "--id-prefix", "sh_", "--id-hex", "12",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    for (r, src) in rs.iter().zip(["Aspirin reduced pain in 40 adults.", "Metformin lowered HbA1c."]) {
+        let hex = hex::encode(sha2::Sha256::digest(src.as_bytes()));
+        assert_eq!(r["id"], format!("sh_{}", &hex[..12]));
+    }
+    // Without an id field and without derivation: row-<n>.
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success());
+    assert_eq!(rows(&out)[1]["id"], "row-2");
+}
+
+fn big_input(dir: &Path, n: usize) -> PathBuf {
+    let src: Vec<String> = std::fs::read_to_string(fixtures().join("pairs.jsonl")).unwrap().lines().map(str::to_owned).collect();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("big.jsonl")).unwrap());
+    for i in 0..n {
+        let mut v: Value = serde_json::from_str(&src[i % src.len()]).unwrap();
+        v["id"] = Value::String(format!("r{i}"));
+        writeln!(f, "{v}").unwrap();
+    }
+    f.flush().unwrap();
+    dir.join("big.jsonl")
+}
+
+#[test]
+fn killed_then_resumed_run_equals_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 6000);
+    let full = dir.path().join("full.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", full.to_str().unwrap(), "-q", "--block-size", "16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let out = dir.path().join("killed.jsonl");
+    let partial = dir.path().join("killed.jsonl.partial");
+    let mut child = bin()
+        .args(["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--block-size", "16", "--jobs", "1"])
+        .spawn()
+        .unwrap();
+    // Wait until some blocks are on disk, then kill -9.
+    let start = std::time::Instant::now();
+    loop {
+        let n = std::fs::read(&partial).map(|b| b.iter().filter(|&&c| c == b'\n').count()).unwrap_or(0);
+        if n >= 40 {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the run finished before it could be killed; enlarge the input");
+        assert!(start.elapsed().as_secs() < 120, "no progress");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!out.exists(), "an interrupted run must not leave the final file");
+    assert!(partial.exists());
+    let written = std::fs::read(&partial).unwrap().iter().filter(|&&c| c == b'\n').count();
+    assert!(written < 6000, "killed after {written} rows");
+
+    // Simulate a row cut mid-write, too.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&partial).unwrap();
+    f.write_all(b"{\"row\":99999,\"id\":\"trunc").unwrap();
+    drop(f);
+
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--block-size", "16", "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!partial.exists());
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&full).unwrap(), "resumed output differs from uninterrupted output");
+}
+
+#[test]
+fn resume_refuses_other_options_and_complete_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 30);
+    let out = dir.path().join("o.jsonl");
+    let partial = dir.path().join("o.jsonl.partial");
+    assert!(run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]).status.success());
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume"]);
+    assert!(stderr(&o).contains("already complete"), "{}", stderr(&o));
+    // Make it a partial written with stemming on, then resume with stemming off.
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::write(&partial, text.lines().take(10).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume", "--rouge-stemmer", "false"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("different options"), "{}", stderr(&o));
+}
+
+#[test]
+fn diff_detects_drift_with_tolerances() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.jsonl");
+    assert!(run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", old.to_str().unwrap(), "-q"]).status.success());
+    let o = run(&["diff", old.to_str().unwrap(), old.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let mut rs = rows(&old);
+    let v = rs[3]["scores"]["rougeL"].as_f64().unwrap();
+    rs[3]["scores"]["rougeL"] = serde_json::json!(v + 1e-6);
+    rs[5]["scores"]["delta_fkgl"] = Value::Null;
+    let new = dir.path().join("new.jsonl");
+    std::fs::write(&new, rs.iter().map(|r| format!("{r}\n")).collect::<String>()).unwrap();
+    let o = run(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let table = String::from_utf8(o.stdout.clone()).unwrap();
+    assert!(table.contains("| fx04 | rougeL |"), "{table}");
+    assert!(table.contains("| fx06 | delta_fkgl |") && table.contains("null vs value"), "{table}");
+    assert!(stderr(&o).contains("2 drifted"), "{}", stderr(&o));
+    // A loose enough tolerance on rougeL leaves only the null drift.
+    let o = run(&["diff", old.to_str().unwrap(), new.to_str().unwrap(), "--tol", "rougeL=1e-5"]);
+    assert!(stderr(&o).contains("1 drifted"), "{}", stderr(&o));
+    let o = run(&["diff", old.to_str().unwrap(), new.to_str().unwrap(), "--tol", "rougeL=1e-5", "--columns", "rougeL"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn metrics_lists_registry_with_directions() {
+    let o = run(&["metrics"]);
+    assert!(o.status.success());
+    let t = String::from_utf8(o.stdout).unwrap();
+    assert!(t.contains("| fkgl | delta_fkgl | [-inf, +inf] | lower |"), "{t}");
+    assert!(t.contains("| rougeL | rougeL | [0, 1] | higher |"), "{t}");
+    assert!(t.contains("alignscore (feature `alignscore`)"), "{t}");
+}
