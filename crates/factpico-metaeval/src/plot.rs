@@ -251,10 +251,13 @@ fn draw_scatter<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure<
             p.points.iter().map(|q| q.0).fold(f64::INFINITY, f64::min),
             p.points.iter().map(|q| q.0).fold(f64::NEG_INFINITY, f64::max),
         );
-        let (y0, y1) = padded(
+        let (y0, mut y1) = padded(
             p.points.iter().map(|q| q.1).fold(f64::INFINITY, f64::min),
             p.points.iter().map(|q| q.1).fold(f64::NEG_INFINITY, f64::max),
         );
+        if !p.labels.is_empty() {
+            y1 += (y1 - y0) * 0.08; // room for the label of the highest point
+        }
         let mut chart = ChartBuilder::on(area)
             .caption(&p.caption, font(16.0))
             .margin(12)
@@ -276,10 +279,14 @@ fn draw_scatter<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure<
         if p.labels.is_empty() {
             chart.draw_series(p.points.iter().map(|&(x, y)| Circle::new((x, y), 3, HUMAN.mix(0.55).filled())))?;
         } else {
+            // labels of points in the right third go to their left, so they stay inside the panel
+            let right = x0 + (x1 - x0) * 0.66;
             chart.draw_series(p.points.iter().zip(&p.labels).map(|(&(x, y), name)| {
+                let width = i32::try_from(name.chars().count()).unwrap_or(40) * 7;
+                let dx = if x > right { -width - 8 } else { 8 };
                 EmptyElement::at((x, y))
                     + Circle::new((0, 0), 5, HUMAN.filled())
-                    + Text::new(name.clone(), (8, -14), font(12.0))
+                    + Text::new(name.clone(), (dx, -16), font(12.0))
             }))?;
         }
     }
