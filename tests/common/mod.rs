@@ -5,9 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
-/// Workspace root (the directory holding the top-level `Cargo.toml`).
+/// Workspace root (the directory holding `Cargo.lock`), found from the
+/// including package's manifest directory (this module is also included by
+/// crate-level tests via `#[path]`).
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let start = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    start
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").is_file())
+        .map(Path::to_path_buf)
+        .unwrap_or(start)
 }
 
 /// `$FACTPICO_SHARED`, else `<workspace>/../shared`, if it exists.
