@@ -2,10 +2,23 @@
 //!
 //! * `cargo xtask test` — the project's test command (README, `.ci/run`):
 //!   prepares what tests need (see below) and runs `cargo test --workspace`.
+//!   Preparation: the ONNX Runtime library (fetched from PyPI into `$FACTPICO_HOME/ort` by
+//!   `factpico_runtime::setup_ort` when absent) is passed to the tests as `ORT_DYLIB_PATH`.
+//! * `cargo xtask ort` — install ONNX Runtime into `$FACTPICO_HOME/ort` (see `ort.rs`).
+//! * `cargo xtask export alignscore|hf|quantize ...` — the `onnx/` export scripts (`export.rs`).
+//! * `cargo xtask models alignscore-base|alignscore-large` — fetch + export public checkpoints.
+//! * `cargo xtask fixtures alignscore` — tiny AlignScore fixture model + reference goldens.
+//! * `cargo xtask bench alignscore` — factpico vs the Python reference (`bench.rs`).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+
+mod bench;
+mod export;
+mod fixtures;
+mod ort;
+mod python;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "factpico developer tasks")]
@@ -21,6 +34,40 @@ enum Cmd {
         /// Extra arguments passed to `cargo test`.
         #[arg(trailing_var_arg = true)]
         args: Vec<String>,
+    },
+    /// Install the ONNX Runtime library into $FACTPICO_HOME/ort (from the PyPI wheel).
+    Ort,
+    /// Export a model to a factpico model directory (runs onnx/*.py in a venv).
+    Export {
+        #[command(subcommand)]
+        what: export::Export,
+    },
+    /// Fetch and export a public model (alignscore-base, alignscore-large) into $FACTPICO_HOME/models.
+    Models {
+        /// alignscore-base or alignscore-large.
+        name: String,
+        /// Output directory (default $FACTPICO_HOME/models/<name>).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Also write an int8 copy to <out>-int8.
+        #[arg(long)]
+        int8: bool,
+    },
+    /// Regenerate committed fixtures and goldens (alignscore).
+    Fixtures {
+        /// Fixture set: alignscore.
+        what: String,
+        /// Skip the real pairs of ../shared in the goldens.
+        #[arg(long)]
+        no_real: bool,
+    },
+    /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
+    Bench {
+        /// Benchmark: alignscore.
+        what: String,
+        /// Number of real pairs.
+        #[arg(long, default_value_t = 100)]
+        pairs: usize,
     },
 }
 
@@ -39,6 +86,17 @@ fn run(cmd: &mut Command) -> Result<()> {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Test { args } => run(cargo().args(["test", "--workspace", "--locked"]).args(args)),
+        Cmd::Test { args } => {
+            let mut cmd = cargo();
+            if let Some(lib) = ort::prepare_for_tests()? {
+                cmd.env("ORT_DYLIB_PATH", lib);
+            }
+            run(cmd.args(["test", "--workspace", "--locked"]).args(args))
+        }
+        Cmd::Ort => ort::setup(),
+        Cmd::Export { what } => export::export(what),
+        Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
+        Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
+        Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

@@ -1,0 +1,599 @@
+//! AlignScore (Zha et al., ACL 2023) on ONNX Runtime, following the reference
+//! implementation exactly: `yuh-zha/AlignScore` @ a0936d5, `src/alignscore/inference.py`
+//! (`inference_per_example`, `inference`, `batch_tokenize`; see `shared/specs/alignscore.md`).
+//!
+//! Per (context, claim) pair in the split modes (`nli_sp`, the default, `bin_sp`, `reg_sp`):
+//!
+//! 1. the context is split into sentences with NLTK Punkt (English; [`factpico_text::Punkt`]),
+//!    `[""]` when there is none;
+//! 2. `n_chunks = whitespace_words(context) // 350 + 1`, `k = max(n_sents // n_chunks, 1)`
+//!    sentences per chunk, chunks joined with one space ([`factpico_text::AlignScoreChunking`]);
+//! 3. the claim is split into sentences with Punkt;
+//! 4. every (chunk, claim sentence) pair is tokenised as a pair, truncating only the chunk
+//!    (`only_first`) to the model maximum (512 for AlignScore); when a claim sentence alone
+//!    does not fit, the reference's whole tokenisation mini-batch (32 pairs of the same
+//!    example, row-major over chunks then sentences) falls back to `longest_first` — reproduced
+//!    here, with the dropped tokens reported in [`Warning`]s;
+//! 5. the head of the mode gives one value per pair: `nli_sp` = softmax(`tri_logits`)\[0\],
+//!    `bin_sp` = softmax(`bin_logits`)\[1\], `reg_sp` = `reg`\[0\] (raw);
+//! 6. score = mean over claim sentences of the max over chunks.
+//!
+//! The non-split modes (`nli`, `bin`, `reg`) run one pair (context, claim) truncated
+//! `only_first`, no splitting.
+//!
+//! **Empty claims.** A claim with no sentence (empty or whitespace-only) has no defined score
+//! in the split modes: the reference crashes there (`torch.cat` of an empty list; the spec's
+//! "NaN" is what the algorithm would give). factpico returns `score: None` with
+//! [`NullReason::NoClaimSentence`]. The non-split modes score such a claim like the reference.
+//!
+//! **Generic NLI models.** A model directory whose manifest task is `nli` (or an inferred
+//! Hugging Face directory with an `entailment` label, such as the MiniLM NLI test asset)
+//! works as the alignment function in the `nli`/`nli_sp` modes: the value per pair is the
+//! softmax probability of the entailment label of the first output (`logits`). Its
+//! `max_length` comes from the manifest unless [`AlignScoreOptions::max_length`] overrides
+//! it (use 256 for the MiniLM asset, which was trained to 256 tokens).
+//!
+//! Parity: `tests/alignscore_parity.rs` compares all six modes with goldens from the
+//! unmodified reference (`tests/goldens/gen_alignscore.py`) on a tiny random checkpoint
+//! exported by our own path; |Δ| ≤ 1e-4.
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+
+use factpico_runtime::{
+    softmax, EncodedPair, ModelManifest, ModelTask, PairClassifier, Segment, SessionOptions, TruncationConfig,
+    TruncationSide, TruncationStrategy,
+};
+use factpico_text::{AlignScoreChunking, Punkt, SentenceSplitter, Span};
+use serde::{Deserialize, Serialize};
+
+/// Errors of the AlignScore metric.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Model loading, tokenisation or inference failed (message says which file / what to do).
+    #[error(transparent)]
+    Runtime(#[from] factpico_runtime::Error),
+    /// The options are invalid or do not fit the model.
+    #[error("invalid AlignScore option: {0}")]
+    InvalidOption(String),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Evaluation mode (`evaluation_mode` of the reference, `inference.py:83-88, 133-142`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Chunks × claim sentences, 3-way head, P(aligned) = softmax(tri)\[0\] (the paper's AlignScore).
+    #[default]
+    NliSp,
+    /// Chunks × claim sentences, binary head, softmax(bin)\[1\].
+    BinSp,
+    /// Chunks × claim sentences, regression head, raw value (not bounded to \[0, 1\]).
+    RegSp,
+    /// One (context, claim) pair, 3-way head index 0.
+    Nli,
+    /// One (context, claim) pair, binary head index 1.
+    Bin,
+    /// One (context, claim) pair, regression head.
+    Reg,
+}
+
+impl Mode {
+    /// All modes, in the reference's naming order.
+    pub const ALL: [Mode; 6] = [Mode::NliSp, Mode::BinSp, Mode::RegSp, Mode::Nli, Mode::Bin, Mode::Reg];
+
+    /// The reference's name (`nli_sp`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::NliSp => "nli_sp",
+            Mode::BinSp => "bin_sp",
+            Mode::RegSp => "reg_sp",
+            Mode::Nli => "nli",
+            Mode::Bin => "bin",
+            Mode::Reg => "reg",
+        }
+    }
+
+    /// True for the split (`*_sp`) modes.
+    pub fn is_split(self) -> bool {
+        matches!(self, Mode::NliSp | Mode::BinSp | Mode::RegSp)
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| Error::InvalidOption(format!("unknown mode {s:?} (nli_sp, bin_sp, reg_sp, nli, bin, reg)")))
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Options of [`AlignScore::try_new`]. `Default` = the reference's settings on CPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlignScoreOptions {
+    /// Evaluation mode (default `nli_sp`).
+    pub mode: Mode,
+    /// Pairs per ONNX Runtime batch (padded to the longest pair of the batch, length-sorted).
+    /// Does not change scores. Default 8.
+    pub batch_size: usize,
+    /// ONNX Runtime intra-op threads; 0 = ONNX Runtime's default (all physical cores).
+    pub threads: usize,
+    /// Maximum pair length in tokens, special tokens included; `None` = the manifest's
+    /// (512 for AlignScore exports).
+    pub max_length: Option<usize>,
+    /// Whitespace words per intended chunk (reference: 350).
+    pub words_per_chunk: usize,
+    /// Size of the tokenisation groups that fall back to `longest_first` together (the
+    /// reference's `batch_size`, default 32). Only matters when a claim sentence alone exceeds
+    /// the model limit.
+    pub fallback_group: usize,
+    /// Further session settings (optimisation level, execution provider, spinning, pool
+    /// size); its `intra_threads` is replaced by `threads`.
+    pub session: SessionOptions,
+}
+
+impl Default for AlignScoreOptions {
+    fn default() -> Self {
+        AlignScoreOptions {
+            mode: Mode::NliSp,
+            batch_size: 8,
+            threads: 0,
+            max_length: None,
+            words_per_chunk: 350,
+            fallback_group: 32,
+            session: SessionOptions::default(),
+        }
+    }
+}
+
+/// Why a row has no score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NullReason {
+    /// The claim has no sentence (empty or whitespace-only) in a split mode: the mean over
+    /// zero claim sentences is undefined (the reference raises an error).
+    NoClaimSentence,
+}
+
+impl std::fmt::Display for NullReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NullReason::NoClaimSentence => f.write_str("claim has no sentence (empty or whitespace-only)"),
+        }
+    }
+}
+
+/// Something the caller may want to know about a scored row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Warning {
+    /// A chunk (split modes) or the whole context (non-split modes) was cut to fit the model;
+    /// `dropped_tokens` is the largest number removed over the claim sentences it was paired with.
+    ContextTruncated {
+        /// Chunk index (0 in non-split modes).
+        chunk: usize,
+        /// Tokens removed from the end of the chunk.
+        dropped_tokens: usize,
+    },
+    /// A claim sentence (or the whole claim in non-split modes) is longer than the model
+    /// limit on its own: as the reference, its tokenisation group was cut `longest_first`,
+    /// which also cuts the claim.
+    ClaimTooLong {
+        /// Claim sentence index (0 in non-split modes).
+        sentence: usize,
+        /// Its length in tokens (no special tokens).
+        tokens: usize,
+        /// The model limit, special tokens included.
+        max_length: usize,
+    },
+    /// Claim tokens were removed by the `longest_first` fallback (the sentence or another one
+    /// of its tokenisation group was too long).
+    ClaimTruncated {
+        /// Claim sentence index.
+        sentence: usize,
+        /// Largest number of its tokens removed over the chunks.
+        dropped_tokens: usize,
+    },
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::ContextTruncated { chunk, dropped_tokens } => {
+                write!(f, "context chunk {chunk} truncated: {dropped_tokens} tokens dropped")
+            }
+            Warning::ClaimTooLong { sentence, tokens, max_length } => write!(
+                f,
+                "claim sentence {sentence} has {tokens} tokens, over the model limit of {max_length}: scored with longest_first truncation as the reference does"
+            ),
+            Warning::ClaimTruncated { sentence, dropped_tokens } => {
+                write!(f, "claim sentence {sentence} truncated: {dropped_tokens} tokens dropped")
+            }
+        }
+    }
+}
+
+/// One claim sentence's score (split modes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SentenceScore {
+    /// Byte span of the sentence in the claim.
+    pub span: Span,
+    /// Max over chunks of the per-pair value.
+    pub score: f64,
+    /// Index of the chunk giving the max (first one on ties, as `torch.max`... first max).
+    pub best_chunk: usize,
+}
+
+/// One context chunk (split modes), or the whole context (non-split modes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkInfo {
+    /// Byte range in the context, from its first sentence's start to its last sentence's end
+    /// (the chunk text is those sentences joined with one space).
+    pub span: Span,
+    /// Indices of its sentences in the context's Punkt sentences.
+    pub sentences: Range<usize>,
+}
+
+/// The AlignScore of one (context, claim) row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlignScoreOutput {
+    /// The score: in \[0, 1\] for `nli`/`bin` modes, unbounded for `reg`; `None` with
+    /// [`AlignScoreOutput::null_reason`] when undefined.
+    pub score: Option<f64>,
+    /// Why `score` is `None`.
+    pub null_reason: Option<NullReason>,
+    /// Mode used.
+    pub mode: Mode,
+    /// Per claim sentence (split modes; empty in non-split modes).
+    pub sentences: Vec<SentenceScore>,
+    /// Context chunks (split modes) or one entry for the whole context (non-split modes).
+    pub chunks: Vec<ChunkInfo>,
+    /// Truncation and length warnings.
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Head {
+    Softmax { output: String, index: usize },
+    Raw { output: String, index: usize },
+}
+
+/// AlignScore over a model directory (an AlignScore export, or a generic NLI model).
+/// `Send + Sync`; see [`factpico_runtime::SessionOptions`] for the threading model.
+#[derive(Debug)]
+pub struct AlignScore {
+    clf: PairClassifier,
+    head: Head,
+    mode: Mode,
+    max_length: usize,
+    batch_size: usize,
+    fallback_group: usize,
+    chunking: AlignScoreChunking,
+    punkt: Punkt,
+}
+
+const TRUNCATION: TruncationConfig = TruncationConfig {
+    strategy: TruncationStrategy::OnlyFirst,
+    side: TruncationSide::Right,
+    fallback: Some(TruncationStrategy::LongestFirst),
+};
+
+/// One row prepared for the model.
+struct Prepared {
+    chunks: Vec<ChunkInfo>,
+    sent_spans: Vec<Span>,
+    /// Pairs, row-major (chunk, sentence); in non-split modes one pair.
+    first_pair: usize,
+    n_pairs: usize,
+    null: Option<NullReason>,
+}
+
+impl AlignScore {
+    /// Loads a model directory (`model.onnx`, `tokenizer.json`, `factpico.json` or a Hugging
+    /// Face `config.json`) with `options`.
+    ///
+    /// # Errors
+    /// [`Error::Runtime`] for a missing/invalid model directory or ONNX Runtime library;
+    /// [`Error::InvalidOption`] for zero sizes, a `max_length` above the manifest's, or a mode
+    /// the model has no head for (bin/reg modes need an AlignScore export).
+    pub fn try_new(model_dir: impl AsRef<Path>, options: AlignScoreOptions) -> Result<Self> {
+        if options.batch_size == 0 || options.fallback_group == 0 {
+            return Err(Error::InvalidOption("batch_size and fallback_group must be at least 1".into()));
+        }
+        let chunking =
+            AlignScoreChunking::new(options.words_per_chunk).map_err(|e| Error::InvalidOption(e.to_string()))?;
+        let session = options.session.clone().intra_threads(options.threads);
+        let clf = PairClassifier::load(model_dir, &session)?;
+        let head = resolve_head(clf.manifest(), options.mode)?;
+        let manifest_max = clf.manifest().max_length;
+        let max_length = options.max_length.unwrap_or(manifest_max);
+        if max_length > manifest_max || max_length <= clf.special_tokens_in_pair() {
+            return Err(Error::InvalidOption(format!(
+                "max_length {max_length} must be in {}..={manifest_max} for this model",
+                clf.special_tokens_in_pair() + 1
+            )));
+        }
+        Ok(AlignScore {
+            clf,
+            head,
+            mode: options.mode,
+            max_length,
+            batch_size: options.batch_size,
+            fallback_group: options.fallback_group,
+            chunking,
+            punkt: Punkt::english(),
+        })
+    }
+
+    /// The mode in use.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    /// The maximum pair length in tokens.
+    pub fn max_length(&self) -> usize {
+        self.max_length
+    }
+    /// The model's manifest (provenance: `source`, `exporter`).
+    pub fn manifest(&self) -> &ModelManifest {
+        self.clf.manifest()
+    }
+    /// sha256 of `model.onnx` (computed once, cached), for provenance columns.
+    ///
+    /// # Errors
+    /// [`Error::Runtime`] when the file cannot be read.
+    pub fn model_sha256(&self) -> Result<&str> {
+        Ok(self.clf.model_dir().model_sha256()?)
+    }
+    /// The underlying pair classifier (for statistics such as forward time).
+    pub fn classifier(&self) -> &PairClassifier {
+        &self.clf
+    }
+
+    /// Scores one (context, claim) row.
+    ///
+    /// # Errors
+    /// [`Error::Runtime`] when tokenisation or inference fails.
+    pub fn score(&self, context: &str, claim: &str) -> Result<AlignScoreOutput> {
+        let mut v = self.score_batch(&[(context, claim)])?;
+        v.pop().ok_or_else(|| Error::InvalidOption("internal: no output".into()))
+    }
+
+    /// Scores many rows, batching all their (chunk, sentence) pairs together for throughput.
+    /// Results equal [`AlignScore::score`] per row (≤ 1e-5), except in the non-split modes,
+    /// where — exactly as the reference's `score(contexts, claims)` — consecutive groups of
+    /// `fallback_group` rows share the `longest_first` fallback when one claim alone exceeds
+    /// the model limit.
+    ///
+    /// # Errors
+    /// [`Error::Runtime`] when tokenisation or inference fails.
+    pub fn score_batch(&self, rows: &[(&str, &str)]) -> Result<Vec<AlignScoreOutput>> {
+        let mut cache: HashMap<String, Segment> = HashMap::new();
+        let mut segment = |text: &str| -> Result<Segment> {
+            if let Some(s) = cache.get(text) {
+                return Ok(s.clone());
+            }
+            let s = self.clf.segment(text)?;
+            cache.insert(text.to_owned(), s.clone());
+            Ok(s)
+        };
+        let mut prepared = Vec::with_capacity(rows.len());
+        let mut encoded: Vec<EncodedPair> = Vec::new();
+        if self.mode.is_split() {
+            for (context, claim) in rows {
+                let chunks = self.chunking.chunks(&self.punkt, context);
+                let sent_spans = self.punkt.split(claim);
+                let chunk_infos = chunks.iter().map(chunk_info).collect::<Vec<_>>();
+                let first_pair = encoded.len();
+                if sent_spans.is_empty() {
+                    prepared.push(Prepared {
+                        chunks: chunk_infos,
+                        sent_spans,
+                        first_pair,
+                        n_pairs: 0,
+                        null: Some(NullReason::NoClaimSentence),
+                    });
+                    continue;
+                }
+                let chunk_segs = chunks.iter().map(|c| segment(&c.text)).collect::<Result<Vec<_>>>()?;
+                let sent_segs = sent_spans
+                    .iter()
+                    .map(|s| segment(s.get(claim).unwrap_or_default()))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut pairs = Vec::with_capacity(chunk_segs.len() * sent_segs.len());
+                for c in &chunk_segs {
+                    for s in &sent_segs {
+                        pairs.push((c, s));
+                    }
+                }
+                for group in pairs.chunks(self.fallback_group) {
+                    encoded.extend(self.clf.encode_group(group, self.max_length, &TRUNCATION)?);
+                }
+                prepared.push(Prepared {
+                    chunks: chunk_infos,
+                    sent_spans,
+                    first_pair,
+                    n_pairs: pairs.len(),
+                    null: None,
+                });
+            }
+        } else {
+            let mut segs = Vec::with_capacity(rows.len());
+            for (context, claim) in rows {
+                segs.push((segment(context)?, segment(claim)?));
+            }
+            for (g, group) in segs.chunks(self.fallback_group).enumerate() {
+                let pairs: Vec<(&Segment, &Segment)> = group.iter().map(|(a, b)| (a, b)).collect();
+                encoded.extend(self.clf.encode_group(&pairs, self.max_length, &TRUNCATION)?);
+                for (k, _) in group.iter().enumerate() {
+                    let (context, _) = rows[g * self.fallback_group + k];
+                    prepared.push(Prepared {
+                        chunks: vec![ChunkInfo {
+                            span: Span::new(0, context.len()),
+                            sentences: 0..0,
+                        }],
+                        sent_spans: Vec::new(),
+                        first_pair: g * self.fallback_group + k,
+                        n_pairs: 1,
+                        null: None,
+                    });
+                }
+            }
+        }
+        let outputs = self.clf.run(&encoded, self.batch_size)?;
+        let mut values = Vec::with_capacity(outputs.len());
+        for o in &outputs {
+            values.push(self.value(o)?);
+        }
+        let mut result = Vec::with_capacity(rows.len());
+        for (row, p) in prepared.into_iter().enumerate() {
+            let pairs = &encoded[p.first_pair..p.first_pair + p.n_pairs];
+            let vals = &values[p.first_pair..p.first_pair + p.n_pairs];
+            let mut warnings = Vec::new();
+            if let Some(reason) = p.null {
+                result.push(AlignScoreOutput {
+                    score: None,
+                    null_reason: Some(reason),
+                    mode: self.mode,
+                    sentences: Vec::new(),
+                    chunks: p.chunks,
+                    warnings,
+                });
+                continue;
+            }
+            if !self.mode.is_split() {
+                let e = &pairs[0];
+                collect_warnings(&mut warnings, e, 0, 0, &segment_len_of(rows[row].1, &mut segment)?, self.max_length, self.clf.special_tokens_in_pair());
+                result.push(AlignScoreOutput {
+                    score: Some(f64::from(vals[0])),
+                    null_reason: None,
+                    mode: self.mode,
+                    sentences: Vec::new(),
+                    chunks: p.chunks,
+                    warnings,
+                });
+                continue;
+            }
+            let n_sent = p.sent_spans.len();
+            let n_chunk = p.chunks.len();
+            let mut sentences = Vec::with_capacity(n_sent);
+            for (j, span) in p.sent_spans.iter().enumerate() {
+                let mut best = (f32::NEG_INFINITY, 0usize);
+                for i in 0..n_chunk {
+                    let v = vals[i * n_sent + j];
+                    if v > best.0 || (v.is_nan() && !best.0.is_nan()) {
+                        best = (v, i);
+                    }
+                }
+                sentences.push(SentenceScore { span: *span, score: f64::from(best.0), best_chunk: best.1 });
+            }
+            // Warnings, aggregated per chunk / sentence.
+            let claim = rows[row].1;
+            for j in 0..n_sent {
+                let tokens = segment(p.sent_spans[j].get(claim).unwrap_or_default())?.len();
+                if tokens + self.clf.special_tokens_in_pair() > self.max_length {
+                    warnings.push(Warning::ClaimTooLong { sentence: j, tokens, max_length: self.max_length });
+                }
+            }
+            for i in 0..n_chunk {
+                let dropped = (0..n_sent).map(|j| pairs[i * n_sent + j].truncation.dropped_premise).max().unwrap_or(0);
+                if dropped > 0 {
+                    warnings.push(Warning::ContextTruncated { chunk: i, dropped_tokens: dropped });
+                }
+            }
+            for j in 0..n_sent {
+                let dropped = (0..n_chunk).map(|i| pairs[i * n_sent + j].truncation.dropped_hypothesis).max().unwrap_or(0);
+                if dropped > 0 {
+                    warnings.push(Warning::ClaimTruncated { sentence: j, dropped_tokens: dropped });
+                }
+            }
+            // torch: float32 mean of the per-sentence maxima.
+            let mean = sentences.iter().map(|s| s.score as f32).sum::<f32>() / n_sent as f32;
+            result.push(AlignScoreOutput {
+                score: Some(f64::from(mean)),
+                null_reason: None,
+                mode: self.mode,
+                sentences,
+                chunks: p.chunks,
+                warnings,
+            });
+        }
+        Ok(result)
+    }
+
+    fn value(&self, o: &factpico_runtime::PairOutput) -> Result<f32> {
+        let (output, index, soft) = match &self.head {
+            Head::Softmax { output, index } => (output, *index, true),
+            Head::Raw { output, index } => (output, *index, false),
+        };
+        let row = o
+            .get(output)
+            .ok_or_else(|| Error::InvalidOption(format!("model has no output {output:?}")))?;
+        let v = if soft { softmax(row).get(index).copied() } else { row.get(index).copied() };
+        v.ok_or_else(|| Error::InvalidOption(format!("output {output:?} has no index {index}")))
+    }
+}
+
+fn segment_len_of(text: &str, segment: &mut impl FnMut(&str) -> Result<Segment>) -> Result<usize> {
+    Ok(segment(text)?.len())
+}
+
+fn collect_warnings(
+    warnings: &mut Vec<Warning>,
+    e: &EncodedPair,
+    chunk: usize,
+    sentence: usize,
+    claim_tokens: &usize,
+    max_length: usize,
+    specials: usize,
+) {
+    if *claim_tokens + specials > max_length {
+        warnings.push(Warning::ClaimTooLong { sentence, tokens: *claim_tokens, max_length });
+    }
+    if e.truncation.dropped_premise > 0 {
+        warnings.push(Warning::ContextTruncated { chunk, dropped_tokens: e.truncation.dropped_premise });
+    }
+    if e.truncation.dropped_hypothesis > 0 {
+        warnings.push(Warning::ClaimTruncated { sentence, dropped_tokens: e.truncation.dropped_hypothesis });
+    }
+}
+
+fn chunk_info(c: &factpico_text::Chunk) -> ChunkInfo {
+    let start = c.spans.first().map_or(0, |s| s.start);
+    let end = c.spans.last().map_or(0, |s| s.end);
+    ChunkInfo { span: Span::new(start, end), sentences: c.sentences.clone() }
+}
+
+fn resolve_head(m: &ModelManifest, mode: Mode) -> Result<Head> {
+    let has = |name: &str| m.outputs.iter().any(|o| o == name);
+    if m.task == ModelTask::Alignscore || (has("tri_logits") && has("bin_logits") && has("reg")) {
+        return Ok(match mode {
+            Mode::NliSp | Mode::Nli => Head::Softmax { output: "tri_logits".into(), index: 0 },
+            Mode::BinSp | Mode::Bin => Head::Softmax { output: "bin_logits".into(), index: 1 },
+            Mode::RegSp | Mode::Reg => Head::Raw { output: "reg".into(), index: 0 },
+        });
+    }
+    let output = m.outputs.first().cloned().unwrap_or_else(|| "logits".into());
+    let Some(index) = m.label_index(&output, "entail") else {
+        return Err(Error::InvalidOption(format!(
+            "model task {:?} has neither AlignScore heads (tri_logits, bin_logits, reg) nor an `entailment` label on {output:?}",
+            m.task
+        )));
+    };
+    match mode {
+        Mode::NliSp | Mode::Nli => Ok(Head::Softmax { output, index }),
+        _ => Err(Error::InvalidOption(format!(
+            "mode {mode} needs an AlignScore export (bin/reg heads); this NLI model supports nli_sp and nli"
+        ))),
+    }
+}

@@ -1,0 +1,121 @@
+//! Model directories: `model.onnx` + `tokenizer.json` + `factpico.json` (or a Hugging Face
+//! `config.json`, from which the manifest is inferred).
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use sha2::Digest;
+
+use crate::error::{Error, Result};
+use crate::manifest::{ModelManifest, MANIFEST_FILE};
+
+/// File name of the ONNX graph inside a model directory.
+pub const MODEL_FILE: &str = "model.onnx";
+/// File name of the Hugging Face `tokenizers` file inside a model directory.
+pub const TOKENIZER_FILE: &str = "tokenizer.json";
+
+const EXPORT_HINT: &str = "A model directory holds model.onnx, tokenizer.json and factpico.json \
+    (or a Hugging Face config.json); create one with `cargo xtask models alignscore-base` or \
+    `cargo xtask export ...` (see onnx/README.md)";
+
+/// An opened (not yet loaded into ONNX Runtime) model directory.
+///
+/// Cheap to open: reads only the manifest / config. The sha256 of `model.onnx` is computed on
+/// first request and cached ([`ModelDir::model_sha256`]).
+#[derive(Debug)]
+pub struct ModelDir {
+    path: PathBuf,
+    manifest: ModelManifest,
+    inferred: bool,
+    sha256: OnceLock<String>,
+}
+
+impl ModelDir {
+    /// Opens `path`, checking that the directory, `model.onnx`, `tokenizer.json` and a manifest
+    /// (`factpico.json`, else `config.json` for inference) exist, and parsing the manifest.
+    ///
+    /// # Errors
+    /// [`Error::MissingFile`] naming the missing file and how to create it;
+    /// [`Error::InvalidModel`] for an unreadable manifest/config or an empty `model.onnx`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        if !path.is_dir() {
+            return Err(Error::MissingFile { what: "model directory", path, hint: EXPORT_HINT.into() });
+        }
+        for (what, file) in [("model file", MODEL_FILE), ("tokenizer file", TOKENIZER_FILE)] {
+            let p = path.join(file);
+            if !p.is_file() {
+                return Err(Error::MissingFile { what, path: p, hint: EXPORT_HINT.into() });
+            }
+        }
+        let model = path.join(MODEL_FILE);
+        let len = std::fs::metadata(&model).map_err(|e| Error::io(&model, e))?.len();
+        if len < 16 {
+            return Err(Error::InvalidModel {
+                path: model,
+                reason: format!("the file is {len} bytes long, not an ONNX model; re-export it"),
+            });
+        }
+        let mpath = path.join(MANIFEST_FILE);
+        let (manifest, inferred) = if mpath.is_file() {
+            (ModelManifest::from_file(&mpath)?, false)
+        } else if path.join("config.json").is_file() {
+            (ModelManifest::infer_from_hf_config(&path)?, true)
+        } else {
+            return Err(Error::MissingFile {
+                what: "manifest (factpico.json or config.json)",
+                path: mpath,
+                hint: EXPORT_HINT.into(),
+            });
+        };
+        Ok(ModelDir { path, manifest, inferred, sha256: OnceLock::new() })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// `<dir>/model.onnx`.
+    pub fn model_path(&self) -> PathBuf {
+        self.path.join(MODEL_FILE)
+    }
+    /// `<dir>/tokenizer.json`.
+    pub fn tokenizer_path(&self) -> PathBuf {
+        self.path.join(TOKENIZER_FILE)
+    }
+    /// The manifest (read from `factpico.json` or inferred; completed with graph input/output
+    /// names once loaded by a [`crate::PairClassifier`]).
+    pub fn manifest(&self) -> &ModelManifest {
+        &self.manifest
+    }
+    pub(crate) fn manifest_mut(&mut self) -> &mut ModelManifest {
+        &mut self.manifest
+    }
+    /// True when the manifest was inferred from `config.json` (no `factpico.json`).
+    pub fn manifest_is_inferred(&self) -> bool {
+        self.inferred
+    }
+
+    /// Lower-case hex sha256 of `model.onnx`, computed once (about 0.3 s per 100 MB) and cached.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be read.
+    pub fn model_sha256(&self) -> Result<&str> {
+        if let Some(s) = self.sha256.get() {
+            return Ok(s);
+        }
+        let p = self.model_path();
+        let mut f = std::fs::File::open(&p).map_err(|e| Error::io(&p, e))?;
+        let mut h = sha2::Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = f.read(&mut buf).map_err(|e| Error::io(&p, e))?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+        }
+        let hex = hex::encode(h.finalize());
+        Ok(self.sha256.get_or_init(|| hex))
+    }
+}

@@ -1,0 +1,163 @@
+//! ONNX Runtime session options and construction.
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Graph optimisation level (ONNX Runtime `GraphOptimizationLevel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OptimizationLevel {
+    /// No optimisation (`ORT_DISABLE_ALL`).
+    Disable,
+    /// Constant folding, redundant-node elimination (`ORT_ENABLE_BASIC`).
+    Basic,
+    /// Plus complex fusions such as attention / layer-norm (`ORT_ENABLE_EXTENDED`).
+    Extended,
+    /// Everything, like Python's `ORT_ENABLE_ALL` (the default). Note `ort`'s `Level3` is *not*
+    /// this; factpico maps to `ort`'s `All`.
+    #[default]
+    All,
+}
+
+/// Where the graph runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ExecutionProvider {
+    /// ONNX Runtime's default CPU provider (the default).
+    #[default]
+    Cpu,
+    /// NVIDIA CUDA on the given device. Needs the `cuda` cargo feature and a CUDA build of
+    /// ONNX Runtime (`onnxruntime-gpu`); compiled but untested on the project machines.
+    Cuda {
+        /// CUDA device ordinal.
+        device_id: i32,
+    },
+}
+
+/// How sessions are created. Builder style:
+/// `SessionOptions::default().intra_threads(2).optimization(OptimizationLevel::All)`.
+///
+/// Threading model: a [`crate::PairClassifier`] owns `sessions` ONNX Runtime sessions, each
+/// behind a mutex (`Session::run` needs `&mut`); concurrent callers (e.g. rayon workers) take
+/// a free one or wait. On CPU one session with `intra_threads` = cores is usually fastest;
+/// several sessions × several threads oversubscribe the cores. Each extra session costs
+/// about the model's size in memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// Threads used inside one operator; 0 = ONNX Runtime's default (one per physical core).
+    pub intra_threads: usize,
+    /// Threads across independent graph nodes (sequential execution uses 1); 0 = default.
+    pub inter_threads: usize,
+    /// Graph optimisation level.
+    pub optimization: OptimizationLevel,
+    /// Execution provider.
+    pub execution_provider: ExecutionProvider,
+    /// Let idle ONNX Runtime worker threads busy-wait for work. Off by default: spinning
+    /// burns the cores that other work (tokenisation, other processes) shares; turn it on only
+    /// on a dedicated machine for slightly lower latency.
+    pub allow_spinning: bool,
+    /// Number of sessions in the pool (>= 1; default 1).
+    pub sessions: usize,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            intra_threads: 0,
+            inter_threads: 0,
+            optimization: OptimizationLevel::All,
+            execution_provider: ExecutionProvider::Cpu,
+            allow_spinning: false,
+            sessions: 1,
+        }
+    }
+}
+
+impl SessionOptions {
+    /// Sets [`SessionOptions::intra_threads`].
+    #[must_use]
+    pub fn intra_threads(mut self, n: usize) -> Self {
+        self.intra_threads = n;
+        self
+    }
+    /// Sets [`SessionOptions::inter_threads`].
+    #[must_use]
+    pub fn inter_threads(mut self, n: usize) -> Self {
+        self.inter_threads = n;
+        self
+    }
+    /// Sets [`SessionOptions::optimization`].
+    #[must_use]
+    pub fn optimization(mut self, level: OptimizationLevel) -> Self {
+        self.optimization = level;
+        self
+    }
+    /// Sets [`SessionOptions::execution_provider`].
+    #[must_use]
+    pub fn execution_provider(mut self, ep: ExecutionProvider) -> Self {
+        self.execution_provider = ep;
+        self
+    }
+    /// Sets [`SessionOptions::allow_spinning`].
+    #[must_use]
+    pub fn allow_spinning(mut self, on: bool) -> Self {
+        self.allow_spinning = on;
+        self
+    }
+    /// Sets [`SessionOptions::sessions`].
+    #[must_use]
+    pub fn sessions(mut self, n: usize) -> Self {
+        self.sessions = n;
+        self
+    }
+}
+
+fn b<T, R>(r: std::result::Result<T, ort::Error<R>>, what: &str) -> Result<T> {
+    r.map_err(|e| Error::ort(format!("session option {what}"), e.message()))
+}
+
+/// Builds one session for `model` (an `.onnx` file).
+pub(crate) fn build_session(model: &Path, opts: &SessionOptions) -> Result<ort::session::Session> {
+    let env = crate::ort_lib::environment()?;
+    let mut builder = ort::session::Session::builder(&env).map_err(|e| Error::ort("creating a session builder", e))?;
+    let level = match opts.optimization {
+        OptimizationLevel::Disable => ort::session::builder::GraphOptimizationLevel::Disable,
+        OptimizationLevel::Basic => ort::session::builder::GraphOptimizationLevel::Level1,
+        OptimizationLevel::Extended => ort::session::builder::GraphOptimizationLevel::Level2,
+        OptimizationLevel::All => ort::session::builder::GraphOptimizationLevel::All,
+    };
+    builder = b(builder.with_optimization_level(level), "optimization level")?;
+    if opts.intra_threads > 0 {
+        builder = b(builder.with_intra_threads(opts.intra_threads), "intra_threads")?;
+    }
+    if opts.inter_threads > 0 {
+        builder = b(builder.with_inter_threads(opts.inter_threads), "inter_threads")?;
+    }
+    builder = b(builder.with_intra_op_spinning(opts.allow_spinning), "allow_spinning")?;
+    builder = b(builder.with_inter_op_spinning(opts.allow_spinning), "allow_spinning")?;
+    match opts.execution_provider {
+        ExecutionProvider::Cpu => {}
+        #[cfg(feature = "cuda")]
+        ExecutionProvider::Cuda { device_id } => {
+            builder = b(
+                builder.with_execution_providers([ort::ep::CUDA::default()
+                    .with_device_id(device_id)
+                    .build()
+                    .error_on_failure()]),
+                "CUDA execution provider",
+            )?;
+        }
+        #[cfg(not(feature = "cuda"))]
+        ExecutionProvider::Cuda { .. } => {
+            return Err(Error::InvalidArgument(
+                "the CUDA execution provider needs factpico-runtime built with the `cuda` feature".into(),
+            ))
+        }
+    }
+    builder.commit_from_file(model).map_err(|e| Error::InvalidModel {
+        path: model.to_path_buf(),
+        reason: format!(
+            "ONNX Runtime cannot load it ({}). The file is probably truncated or not an ONNX model: \
+             re-export or re-download it",
+            e.message()
+        ),
+    })
+}
