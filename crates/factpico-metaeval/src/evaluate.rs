@@ -45,6 +45,10 @@ pub struct EvalOptions {
     pub levels: Levels,
     /// Direction overrides (column → direction); others come from the registry.
     pub directions: BTreeMap<String, Direction>,
+    /// Human aspects where lower is better (error or omission counts), which
+    /// are negated like lower-is-better metrics; all others are taken as
+    /// higher-is-better (FactPICO's 1–4 ratings are).
+    pub aspect_directions: BTreeMap<String, Direction>,
     /// Percentile bootstrap CIs (resampling items, all systems of a drawn
     /// item together), or `None`.
     pub bootstrap: Option<BootstrapOptions>,
@@ -113,8 +117,8 @@ pub struct Cell {
     pub intervals: Option<CellIntervals>,
 }
 
-/// Per-system means of one (metric, aspect) pair, metric on its original
-/// scale (not negated).
+/// Per-system means of one (metric, aspect) pair, both on their original
+/// scales (not negated).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemMeans {
     /// Metric column.
@@ -132,7 +136,7 @@ pub struct KlCell {
     pub metric: String,
     /// Human aspect column.
     pub aspect: String,
-    /// `KL(N_human ‖ N_metric)` after min–max normalisation of both (metric
+    /// `KL(N_human ‖ N_metric)` after min–max normalisation of both (both
     /// direction-adjusted first).
     pub kl: KlDivergence,
 }
@@ -211,6 +215,18 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
             });
         }
     }
+    if let Some(c) = opts.directions.keys().find(|c| !metrics.contains(c)) {
+        return Err(Error::InvalidOption {
+            option: "--direction",
+            message: format!("`{c}` is not one of the evaluated metrics ({})", metrics.join(", ")),
+        });
+    }
+    if let Some(c) = opts.aspect_directions.keys().find(|c| !aspects.contains(c)) {
+        return Err(Error::InvalidOption {
+            option: "--lower-is-better-aspects",
+            message: format!("`{c}` is not one of the evaluated aspects ({})", aspects.join(", ")),
+        });
+    }
     let n = joined.ids.len();
     let one_system = vec![String::new(); n];
     let systems: &[String] = joined.systems.as_deref().unwrap_or(&one_system);
@@ -230,11 +246,14 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
         let sign = dir.direction.sign();
         let oriented: Vec<f64> = raw.iter().map(|v| v * sign).collect();
         for aspect in aspects {
-            let human = missing_column(&joined.aspects, aspect)?;
+            let human_raw = missing_column(&joined.aspects, aspect)?;
+            let h_sign = aspect_direction(opts, aspect).sign();
+            let human_oriented: Vec<f64> = human_raw.iter().map(|v| v * h_sign).collect();
+            let human = &human_oriented;
             let me = meta_evaluate(&joined.ids, systems, &oriented, human)?;
             if joined.systems.is_some() {
                 // means on the metric's own scale, for tables and plots
-                let me_raw = meta_evaluate(&joined.ids, systems, raw, human)?;
+                let me_raw = meta_evaluate(&joined.ids, systems, raw, human_raw)?;
                 system_means.push(SystemMeans {
                     metric: metric.clone(),
                     aspect: aspect.clone(),
@@ -292,6 +311,11 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
         system_means,
         kl,
     })
+}
+
+/// The direction of a human aspect (higher-is-better unless declared).
+pub fn aspect_direction(opts: &EvalOptions, aspect: &str) -> Direction {
+    opts.aspect_directions.get(aspect).copied().unwrap_or(Direction::HigherIsBetter)
 }
 
 fn missing_column<'a>(map: &'a BTreeMap<String, Vec<f64>>, col: &str) -> Result<&'a Vec<f64>> {

@@ -20,8 +20,11 @@
 //!   distribution plots (Appendix G style), drawn with `plotters` and an
 //!   embedded DejaVu Sans font (no system font library needed).
 //! * [`kappa`]: Randolph's κ over an items × annotators file (Table 1).
-//! * [`run()`]: the whole pipeline, as `factpico meta-eval` runs it.
+//! * [`run()`]: the whole pipeline, as `factpico meta-eval` runs it;
+//!   `cli::MetaEvalArgs` (feature `cli`) is that command's argument parser.
 
+#[cfg(feature = "cli")]
+pub mod cli;
 mod direction;
 mod error;
 mod evaluate;
@@ -35,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 pub use direction::{parse_overrides, registry_direction, resolve, Direction, DirectionSource, MetricDirection};
 pub use error::{Error, Result, Side};
-pub use evaluate::{evaluate, Cell, CellIntervals, EvalOptions, Inputs, KlCell, LevelNull, Levels, MetaEvalResult, SystemMeans};
+pub use evaluate::{aspect_direction, evaluate, Cell, CellIntervals, EvalOptions, Inputs, KlCell, LevelNull, Levels, MetaEvalResult, SystemMeans};
 pub use factpico_stats::{BootstrapOptions, Level};
 pub use join::{join, JoinOptions, JoinReport, Joined, Unjoined};
 pub use render::{csv_table, f3, markdown, render, write_atomic, OutputFormat};

@@ -157,7 +157,13 @@ fn scatter_figure(joined: &Joined, result: &MetaEvalResult, aspect: &str, seed: 
                 None => format!("{metric}: n = {}", points.len()),
             };
         }
-        let y_desc = if by_system { format!("{aspect} (human, system mean)") } else { format!("{aspect} (human, jittered)") };
+        let low = crate::evaluate::aspect_direction(&result.options, aspect) == Direction::LowerIsBetter;
+        let better = if low { ", lower is better" } else { "" };
+        let y_desc = if by_system {
+            format!("{aspect} (human, system mean{better})")
+        } else {
+            format!("{aspect} (human{better}, jittered)")
+        };
         panels.push(ScatterPanel { caption, x_desc, y_desc, points, labels });
     }
     let title = if by_system {
@@ -181,6 +187,7 @@ fn normalise(v: &[f64], range: Option<(f64, f64)>) -> Vec<f64> {
 
 fn dist_figure(joined: &Joined, result: &MetaEvalResult, aspect: &str) -> Figure<DistPanel> {
     let mut panels = Vec::new();
+    let h_dir = crate::evaluate::aspect_direction(&result.options, aspect);
     for metric in &result.metrics {
         let dir = direction_word(result, metric);
         let xs = joined.metrics.get(metric).map(Vec::as_slice).unwrap_or_default();
@@ -189,7 +196,7 @@ fn dist_figure(joined: &Joined, result: &MetaEvalResult, aspect: &str) -> Figure
             .iter()
             .zip(ys)
             .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .map(|(&x, &y)| (x * dir.sign(), y))
+            .map(|(&x, &y)| (x * dir.sign(), y * h_dir.sign()))
             .unzip();
         let kl = result.kl.iter().find(|k| &k.metric == metric && k.aspect == aspect);
         let caption = match kl.and_then(|k| k.kl.kl) {
@@ -202,7 +209,10 @@ fn dist_figure(joined: &Joined, result: &MetaEvalResult, aspect: &str) -> Figure
         };
         panels.push(DistPanel {
             caption,
-            human_label: format!("human {aspect}"),
+            human_label: match h_dir {
+                Direction::HigherIsBetter => format!("human {aspect}"),
+                Direction::LowerIsBetter => format!("human −{aspect} (negated)"),
+            },
             metric_label,
             human: normalise(&h, result.options.human_range),
             metric: normalise(&m, None),

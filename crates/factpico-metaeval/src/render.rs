@@ -156,6 +156,12 @@ fn code_list(v: &[String]) -> String {
 fn caption(r: &MetaEvalResult, level: Level) -> String {
     let negated: Vec<String> =
         r.directions.iter().filter(|d| d.direction == Direction::LowerIsBetter).map(|d| d.metric.clone()).collect();
+    let negated_aspects: Vec<String> = r
+        .aspects
+        .iter()
+        .filter(|a| crate::evaluate::aspect_direction(&r.options, a) == Direction::LowerIsBetter)
+        .cloned()
+        .collect();
     let mut s = String::new();
     match level {
         Level::Instance => {
@@ -165,14 +171,32 @@ fn caption(r: &MetaEvalResult, level: Level) -> String {
             let _ = write!(s, "Agreement over the per-system means of metric and human scores. ");
         }
     }
-    if negated.is_empty() {
-        s.push_str("All metrics are higher-is-better, so a positive τ_b / ρ / r means agreement with the experts. ");
-    } else {
-        let _ = write!(
-            s,
-            "Lower-is-better metrics ({}) were negated first, so a positive τ_b / ρ / r always means agreement with the experts. ",
-            code_list(&negated)
-        );
+    match (negated.is_empty(), negated_aspects.is_empty()) {
+        (true, true) => s.push_str(
+            "All metrics and aspects are higher-is-better, so a positive τ_b / ρ / r means agreement with the experts. ",
+        ),
+        (false, true) => {
+            let _ = write!(
+                s,
+                "Lower-is-better metrics ({}) were negated first, so a positive τ_b / ρ / r always means agreement with the experts. ",
+                code_list(&negated)
+            );
+        }
+        (true, false) => {
+            let _ = write!(
+                s,
+                "Lower-is-better human aspects ({}) were negated first, so a positive τ_b / ρ / r always means agreement with the experts. ",
+                code_list(&negated_aspects)
+            );
+        }
+        (false, false) => {
+            let _ = write!(
+                s,
+                "Lower-is-better metrics ({}) and human aspects ({}) were negated first, so a positive τ_b / ρ / r always means agreement with the experts. ",
+                code_list(&negated),
+                code_list(&negated_aspects)
+            );
+        }
     }
     s.push_str(
         "τ_b: Kendall tau-b, p: its two-sided p-value (scipy's method choice); ρ: Spearman; r: Pearson; \
@@ -293,6 +317,15 @@ pub fn markdown(r: &MetaEvalResult) -> String {
         })
         .collect();
     s.push_str(&dirs.join(", "));
+    let low_aspects: Vec<String> = r
+        .aspects
+        .iter()
+        .filter(|a| crate::evaluate::aspect_direction(&r.options, a) == Direction::LowerIsBetter)
+        .cloned()
+        .collect();
+    if !low_aspects.is_empty() {
+        let _ = write!(s, "; human aspects where lower is better: {}", code_list(&low_aspects));
+    }
     s.push_str(".\n\n**Missing values.** ");
     let missing: Vec<String> = r
         .metrics
@@ -354,7 +387,7 @@ pub fn markdown(r: &MetaEvalResult) -> String {
         };
         let _ = writeln!(
             s,
-            "Each score set is min–max normalised onto [0, 1] ({human}; metric scores, direction-adjusted, from their \
+            "Each score set is direction-adjusted and min–max normalised onto [0, 1] ({human}; metric scores from their \
              observed range), a normal distribution is fitted to each (μ, σ by maximum likelihood), and \
              KL(N_human ‖ N_metric) is given in nats: 0 = identical fits, larger = the metric's score distribution \
              differs more from the experts'.\n"
@@ -381,7 +414,7 @@ pub fn markdown(r: &MetaEvalResult) -> String {
 
     if !r.system_means.is_empty() {
         s.push_str("\n#### Per-system means\n\n");
-        s.push_str("Metric means on the metric's own scale (not negated); human means of each aspect.\n\n");
+        s.push_str("Means on each column's own scale (not negated).\n\n");
         let systems: Vec<String> = {
             let mut v: Vec<String> =
                 r.system_means.iter().flat_map(|m| m.means.iter().map(|x| x.system.clone())).collect();

@@ -258,3 +258,65 @@ fn evaluate_directly_on_a_join() {
     let bad = EvalOptions { human_range: Some((4.0, 1.0)), ..EvalOptions::default() };
     assert!(matches!(evaluate(&j, &s(&["x"]), &s(&["h"]), &bad), Err(Error::InvalidOption { .. })));
 }
+
+#[test]
+fn lower_is_better_aspects_are_negated_and_overrides_are_checked() {
+    let sc = Table::parse("id,x\na,1\nb,2\nc,3\nd,4\n", Path::new("s.csv"), Side::Scores, Format::Csv).unwrap();
+    let ra = Table::parse("id,errors\na,3\nb,2\nc,2\nd,0\n", Path::new("r.csv"), Side::Ratings, Format::Csv).unwrap();
+    let j = join(&sc, &ra, &s(&["x"]), &s(&["errors"]), &JoinOptions::default()).unwrap();
+    let plain = evaluate(&j, &s(&["x"]), &s(&["errors"]), &EvalOptions::default()).unwrap();
+    let tau = plain.cells[0].stats.unwrap().kendall_tau_b.statistic.unwrap();
+    assert!(tau < -0.9, "{tau}");
+    let mut opts = EvalOptions::default();
+    opts.aspect_directions.insert("errors".into(), Direction::LowerIsBetter);
+    let r = evaluate(&j, &s(&["x"]), &s(&["errors"]), &opts).unwrap();
+    assert_eq!(r.cells[0].stats.unwrap().kendall_tau_b.statistic, Some(-tau));
+    let md = factpico_metaeval::markdown(&r);
+    assert!(md.contains("human aspects where lower is better: `errors`"), "{md}");
+    assert!(md.contains("Lower-is-better human aspects (`errors`) were negated first"), "{md}");
+    let mut bad = EvalOptions::default();
+    bad.aspect_directions.insert("nope".into(), Direction::LowerIsBetter);
+    assert!(evaluate(&j, &s(&["x"]), &s(&["errors"]), &bad).unwrap_err().to_string().contains("`nope` is not one of"));
+    let bad = EvalOptions { directions: factpico_metaeval::parse_overrides(&["y=lower"]).unwrap(), ..EvalOptions::default() };
+    assert!(matches!(evaluate(&j, &s(&["x"]), &s(&["errors"]), &bad), Err(Error::InvalidOption { option: "--direction", .. })));
+}
+
+#[cfg(feature = "cli")]
+#[test]
+fn cli_arguments_parse_and_run() {
+    use factpico_metaeval::cli::MetaEvalArgs;
+    let dir = tempfile::tempdir().unwrap();
+    let (sc, ra) = three_system_files(dir.path());
+    let o_dir = dir.path().join("o");
+    let args = [
+        "--scores",
+        sc.to_str().unwrap(),
+        "--ratings",
+        ra.to_str().unwrap(),
+        "--ratings-id",
+        "doc",
+        "--aspects",
+        "human",
+        "--metrics",
+        "good,fkgl_summary",
+        "--direction",
+        "good=lower",
+        "--level",
+        "system",
+        "--format",
+        "csv",
+        "--out-dir",
+        o_dir.to_str().unwrap(),
+        "--name",
+        "x",
+    ];
+    let a = MetaEvalArgs::try_parse_args(args).unwrap();
+    let out = a.execute().unwrap();
+    assert_eq!(out.written, vec![dir.path().join("o/x.csv")]);
+    let r = out.result.unwrap();
+    assert!(r.cells.iter().all(|c| c.level == Level::System));
+    assert_eq!(r.directions[0].source, DirectionSource::Override);
+    assert!(MetaEvalArgs::try_parse_args(["--ratings", "r.csv", "--level", "sideways"]).is_err());
+    let e = MetaEvalArgs::try_parse_args(["--ratings", "r.csv"]).unwrap().execute().unwrap_err();
+    assert!(e.to_string().contains("--scores FILE is required"), "{e}");
+}

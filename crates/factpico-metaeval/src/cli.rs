@@ -1,0 +1,321 @@
+//! The arguments of `factpico meta-eval` (cargo feature `cli`), so that the
+//! command line, its documentation and the tests that rerun documented
+//! commands share one parser. The binary only prints what
+//! [`MetaEvalArgs::execute`] returns.
+
+use std::path::PathBuf;
+
+use crate::kappa::{run_kappa, KappaLayout};
+use crate::plot::{PlotFormat, PlotOptions};
+use crate::{
+    parse_overrides, write_atomic, BootstrapOptions, Direction, Error, EvalOptions, Format, JoinOptions, Levels,
+    MetaEvalResult, OutputFormat, Result, RunOptions,
+};
+
+/// Levels to report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LevelArg {
+    /// Over all joined rows (one per summary): FactPICO Table 4.
+    Instance,
+    /// Over per-system means (needs a system column and >= 3 systems): Table 5.
+    System,
+    /// Both.
+    Both,
+}
+
+/// Input file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// One JSON object per line (factpico score output or flat objects).
+    Jsonl,
+    /// A JSON array of objects.
+    Json,
+    /// CSV with a header.
+    Csv,
+    /// TSV with a header.
+    Tsv,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Jsonl => Format::Jsonl,
+            FormatArg::Json => Format::Json,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Tsv => Format::Tsv,
+        }
+    }
+}
+
+/// Arguments of `factpico meta-eval`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example (shaib2023 plain summaries):\n  factpico meta-eval --scores shaib.scores.jsonl \
+    --ratings derived_human_avg_plain.csv --ratings-id doc_id \\\n    --aspects population_mean,intervention_mean,outcome_mean,avg_pio \
+    --metrics rougeL,delta_fkgl,fkgl_summary --bootstrap 1000 --seed 0 --out-dir out --format md,csv,json --plots out/img")]
+pub struct MetaEvalArgs {
+    /// Scores file: `factpico score` JSONL, or CSV/TSV/JSON(L) with an id column and metric columns.
+    #[arg(long)]
+    pub scores: Option<PathBuf>,
+    /// Ratings file: CSV/TSV/JSON(L) with an id column and human aspect columns (optionally a system column).
+    #[arg(long)]
+    pub ratings: PathBuf,
+    /// Human aspect columns of the ratings file, comma-separated (e.g. population_mean,avg_pio).
+    #[arg(long, value_delimiter = ',')]
+    pub aspects: Vec<String>,
+    /// Metric columns of the scores file, comma-separated (e.g. rougeL,delta_fkgl).
+    #[arg(long, value_delimiter = ',')]
+    pub metrics: Vec<String>,
+    /// Levels to report.
+    #[arg(long, value_enum, default_value = "both")]
+    pub level: LevelArg,
+    /// Bootstrap resamples for 95% CIs (items resampled with all their systems); 0 = none.
+    #[arg(long, default_value_t = 0)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap (and of the scatter-plot jitter).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Coverage of the bootstrap intervals.
+    #[arg(long, default_value_t = 0.95)]
+    pub confidence: f64,
+    /// System column (default: a column named `system`, where present). In both files it joins with the id.
+    #[arg(long)]
+    pub system_col: Option<String>,
+    /// Id column of the scores file.
+    #[arg(long, default_value = "id")]
+    pub scores_id: String,
+    /// Id column of the ratings file.
+    #[arg(long, default_value = "id")]
+    pub ratings_id: String,
+    /// Evaluate the joined rows even when some ids occur in one file only (the counts are reported).
+    #[arg(long)]
+    pub allow_missing: bool,
+    /// Direction override, COLUMN=lower|higher (repeatable or comma-separated); default from the metric registry.
+    #[arg(long, value_delimiter = ',')]
+    pub direction: Vec<String>,
+    /// Human aspects where lower is better (e.g. error or omission counts), comma-separated; they are negated too.
+    #[arg(long, value_delimiter = ',')]
+    pub lower_is_better_aspects: Vec<String>,
+    /// Declared scale LO,HI of the human aspects for the KL normalisation (default: observed range), e.g. 1,4.
+    #[arg(long, value_parser = parse_range)]
+    pub human_range: Option<(f64, f64)>,
+    /// Output formats written to --out-dir: md,csv,json.
+    #[arg(long, default_value = "md,csv,json")]
+    pub format: String,
+    /// Directory for <name>.md/.csv/.json. Without it, the Markdown report goes to stdout.
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
+    /// File stem of the outputs.
+    #[arg(long, default_value = "meta-eval")]
+    pub name: String,
+    /// Directory for plots (scatter_<aspect> and distribution_<aspect>).
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
+    /// Plot formats: svg,png.
+    #[arg(long, value_delimiter = ',', default_value = "svg,png")]
+    pub plot_format: Vec<String>,
+    /// Aspects to plot (default: all evaluated aspects).
+    #[arg(long, value_delimiter = ',')]
+    pub plot_aspects: Vec<String>,
+    /// Format of the scores file (default: from its extension).
+    #[arg(long, value_enum)]
+    pub scores_format: Option<FormatArg>,
+    /// Format of the ratings file (default: from its extension).
+    #[arg(long, value_enum)]
+    pub ratings_format: Option<FormatArg>,
+    /// Instead: Randolph's kappa over the ratings file's annotators (--annotators or --kappa-columns, --categories).
+    #[arg(long)]
+    pub kappa: bool,
+    /// --kappa: one column per annotator (comma-separated); one kappa over them.
+    #[arg(long, value_delimiter = ',')]
+    pub annotators: Vec<String>,
+    /// --kappa: columns each packing an item's labels with --kappa-sep (e.g. population_ratings = 4|3|4); one kappa each.
+    #[arg(long, value_delimiter = ',')]
+    pub kappa_columns: Vec<String>,
+    /// --kappa: separator of packed labels.
+    #[arg(long, default_value = "|")]
+    pub kappa_sep: char,
+    /// --kappa: number of label categories annotators chose from (k), e.g. 4.
+    #[arg(long)]
+    pub categories: Option<usize>,
+    /// Do not print the report to stdout when writing to --out-dir.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn parse_range(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s.split_once(',').ok_or_else(|| format!("expected LO,HI, got `{s}`"))?;
+    let lo: f64 = a.trim().parse().map_err(|e| format!("`{a}`: {e}"))?;
+    let hi: f64 = b.trim().parse().map_err(|e| format!("`{b}`: {e}"))?;
+    Ok((lo, hi))
+}
+
+fn invalid(option: &'static str, message: impl Into<String>) -> Error {
+    Error::InvalidOption { option, message: message.into() }
+}
+
+fn plot_formats(v: &[String]) -> Result<Vec<PlotFormat>> {
+    let mut out = Vec::new();
+    for f in v.iter().map(|s| s.trim().to_ascii_lowercase()) {
+        let p = match f.as_str() {
+            "svg" => PlotFormat::Svg,
+            "png" => PlotFormat::Png,
+            other => return Err(invalid("--plot-format", format!("unknown format `{other}` (use svg, png)"))),
+        };
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// What one `factpico meta-eval` invocation produced.
+#[derive(Debug, Clone)]
+pub struct CliOutput {
+    /// The Markdown report (tables, or the kappa table with `--kappa`).
+    pub markdown: String,
+    /// Files written, in order.
+    pub written: Vec<PathBuf>,
+    /// Warnings for stderr (e.g. rows that did not join under --allow-missing).
+    pub warnings: Vec<String>,
+    /// The meta-evaluation result (`None` in `--kappa` mode).
+    pub result: Option<MetaEvalResult>,
+}
+
+/// `MetaEvalArgs` as a stand-alone parser (for [`MetaEvalArgs::try_parse_args`]).
+#[derive(Debug, clap::Parser)]
+#[command(name = "factpico meta-eval", no_binary_name = true)]
+struct Standalone {
+    #[command(flatten)]
+    args: MetaEvalArgs,
+}
+
+impl MetaEvalArgs {
+    /// Parses the arguments that follow `factpico meta-eval` on a command
+    /// line (without the program and subcommand names).
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] with clap's message.
+    pub fn try_parse_args<I, T>(args: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::Parser as _;
+        Standalone::try_parse_from(args)
+            .map(|s| s.args)
+            .map_err(|e| invalid("arguments", e.to_string()))
+    }
+
+    /// The library options these arguments stand for.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] for missing or malformed arguments.
+    pub fn run_options(&self) -> Result<RunOptions> {
+        let Some(scores) = self.scores.clone() else {
+            return Err(invalid("--scores", "--scores FILE is required (or --kappa for inter-annotator agreement)"));
+        };
+        if self.metrics.is_empty() {
+            return Err(invalid("--metrics", "required: the metric columns of the scores file, e.g. --metrics rougeL,delta_fkgl"));
+        }
+        if self.aspects.is_empty() {
+            return Err(invalid("--aspects", "required: the human rating columns of the ratings file, e.g. --aspects avg_pio"));
+        }
+        let bootstrap = (self.bootstrap > 0).then_some(BootstrapOptions {
+            n_resamples: self.bootstrap,
+            confidence_level: self.confidence,
+            seed: self.seed,
+        });
+        let plots = match &self.plots {
+            Some(dir) => Some(PlotOptions {
+                dir: dir.clone(),
+                formats: plot_formats(&self.plot_format)?,
+                aspects: (!self.plot_aspects.is_empty()).then(|| self.plot_aspects.clone()),
+                seed: self.seed,
+            }),
+            None => None,
+        };
+        Ok(RunOptions {
+            scores,
+            scores_format: self.scores_format.map(Into::into),
+            ratings: self.ratings.clone(),
+            ratings_format: self.ratings_format.map(Into::into),
+            metrics: self.metrics.clone(),
+            aspects: self.aspects.clone(),
+            join: JoinOptions {
+                scores_id: self.scores_id.clone(),
+                ratings_id: self.ratings_id.clone(),
+                system_col: self.system_col.clone(),
+                allow_missing: self.allow_missing,
+            },
+            eval: EvalOptions {
+                levels: match self.level {
+                    LevelArg::Instance => Levels::Instance,
+                    LevelArg::System => Levels::System,
+                    LevelArg::Both => Levels::Both,
+                },
+                directions: parse_overrides(&self.direction)?,
+                aspect_directions: self
+                    .lower_is_better_aspects
+                    .iter()
+                    .map(|c| (c.clone(), Direction::LowerIsBetter))
+                    .collect(),
+                bootstrap,
+                human_range: self.human_range,
+            },
+            formats: OutputFormat::parse_list(&self.format)?,
+            out_dir: self.out_dir.clone(),
+            stem: self.name.clone(),
+            plots,
+        })
+    }
+
+    fn kappa_mode(&self) -> Result<CliOutput> {
+        let Some(k) = self.categories else {
+            return Err(invalid("--categories", "--kappa needs --categories K (the number of labels annotators chose from, e.g. 4)"));
+        };
+        let layout = match (self.annotators.is_empty(), self.kappa_columns.is_empty()) {
+            (false, true) => KappaLayout::Annotators { columns: self.annotators.clone() },
+            (true, false) => KappaLayout::Packed { columns: self.kappa_columns.clone(), separator: self.kappa_sep },
+            _ => {
+                return Err(invalid(
+                    "--kappa",
+                    "needs exactly one of --annotators A,B,C (one column per annotator) or --kappa-columns C1,C2 (packed labels)",
+                ))
+            }
+        };
+        let (rows, markdown) = run_kappa(&self.ratings, self.ratings_format.map(Into::into), &layout, k)?;
+        let mut written = Vec::new();
+        if let Some(dir) = &self.out_dir {
+            let md_path = dir.join(format!("{}.md", self.name));
+            write_atomic(&md_path, markdown.as_bytes())?;
+            let json = serde_json::to_string_pretty(&rows)
+                .map_err(|e| Error::Json { path: "<output>".into(), line: 0, message: e.to_string() })?
+                + "\n";
+            let json_path = dir.join(format!("{}.json", self.name));
+            write_atomic(&json_path, json.as_bytes())?;
+            written = vec![md_path, json_path];
+        }
+        Ok(CliOutput { markdown, written, warnings: Vec::new(), result: None })
+    }
+
+    /// Runs the meta-evaluation (or `--kappa`) these arguments describe:
+    /// reads, joins, computes, writes the files; prints nothing.
+    ///
+    /// # Errors
+    /// Any [`Error`] of the steps.
+    pub fn execute(&self) -> Result<CliOutput> {
+        if self.kappa {
+            return self.kappa_mode();
+        }
+        let out = crate::run(&self.run_options()?)?;
+        let j = &out.result.join;
+        let mut warnings = Vec::new();
+        if j.scores_only + j.ratings_only > 0 {
+            warnings.push(format!(
+                "{} scores rows and {} ratings rows did not join (--allow-missing); {} rows evaluated",
+                j.scores_only, j.ratings_only, j.joined
+            ));
+        }
+        Ok(CliOutput { markdown: out.markdown, written: out.written, warnings, result: Some(out.result) })
+    }
+}
