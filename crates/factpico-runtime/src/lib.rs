@@ -20,6 +20,7 @@
 //! # Ok::<(), factpico_runtime::Error>(())
 //! ```
 mod error;
+pub mod dae;
 mod manifest;
 mod model;
 mod ort_lib;

@@ -1,0 +1,165 @@
+//! Zero-shot DAE-style scoring with any NLI cross-encoder (not a reference metric; a
+//! factpico design, see `docs/dae.md`).
+//!
+//! For each scoring unit (summary sentence, or the whole summary in single-parse mode):
+//! 1. the source is cut into AlignScore-style chunks ([`factpico_text::AlignScoreChunking`],
+//!    NLTK Punkt sentences, [`crate::DaeOptions::chunk_words`] words per chunk);
+//! 2. the **premise** is the chunk the NLI model finds most entailing for the unit's text
+//!    (P(entailment | chunk, unit)); with one chunk no ranking is run;
+//! 3. each kept arc becomes a **hypothesis**, a contiguous span of the summary
+//!    ([`HypothesisSpan`]), and its probability is P(entailment | premise, hypothesis)
+//!    (softmax over the model's labels, the `entailment` label of its manifest).
+//!
+//! The per-arc probabilities then go through the same aggregation (min by default).
+
+use std::ops::Range;
+
+use factpico_nlp::Parse;
+use factpico_runtime::PairClassifier;
+use factpico_text::{AlignScoreChunking, Punkt};
+use serde::{Deserialize, Serialize};
+
+use crate::select::Unit;
+use crate::{DaeInput, DaeOptions, Error, Result, UnitScores};
+
+/// How a dependency arc becomes an NLI hypothesis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HypothesisSpan {
+    /// The smallest contiguous span of the summary covering head and child
+    /// (e.g. `lowered blood pressure` for `dobj(lowered, pressure)`).
+    #[default]
+    MinimalSpan,
+    /// The span covering the head and the child's whole subtree (basic tree), e.g.
+    /// `lowered the risk of death` for `dobj(lowered, risk)`.
+    ChildSubtree,
+}
+
+pub(crate) struct ZeroShot {
+    clf: PairClassifier,
+    output: String,
+    entail: usize,
+    punkt: Punkt,
+}
+
+fn softmax64(x: &[f32]) -> Vec<f64> {
+    factpico_runtime::softmax(x).into_iter().map(f64::from).collect()
+}
+
+/// Byte span of the hypothesis of arc (head, child) in the parse's text.
+pub fn hypothesis_span(parse: &Parse, unit_tokens: Range<usize>, head: usize, child: usize, how: HypothesisSpan) -> Range<usize> {
+    let (mut lo, mut hi) = (head.min(child), head.max(child));
+    if how == HypothesisSpan::ChildSubtree {
+        for t in unit_tokens {
+            // is `t` a descendant of `child` in the basic tree?
+            let mut cur = Some(t);
+            let mut steps = 0;
+            while let Some(c) = cur {
+                if c == child {
+                    lo = lo.min(t);
+                    hi = hi.max(t);
+                    break;
+                }
+                cur = parse.tokens.get(c).and_then(|x| x.head);
+                steps += 1;
+                if steps > parse.tokens.len() {
+                    break; // cycle guard for malformed input
+                }
+            }
+        }
+    }
+    parse.tokens[lo].span.start..parse.tokens[hi].span.end
+}
+
+impl ZeroShot {
+    pub(crate) fn load(dir: &std::path::Path, opts: &DaeOptions) -> Result<Self> {
+        let clf = PairClassifier::load(dir, &opts.session)?;
+        let output = clf
+            .output_names()
+            .first()
+            .cloned()
+            .ok_or_else(|| Error::InvalidOption(format!("{}: the NLI graph has no output", dir.display())))?;
+        let entail = clf.manifest().label_index(&output, "entailment").ok_or_else(|| {
+            Error::InvalidOption(format!(
+                "{}: output {output:?} has no `entailment` label in its manifest; a zero-shot DAE model must be an NLI cross-encoder",
+                dir.display()
+            ))
+        })?;
+        Ok(Self { clf, output, entail, punkt: Punkt::english() })
+    }
+
+    fn entail_probs(&self, pairs: &[(&str, &str)], batch: usize) -> Result<Vec<(f64, bool)>> {
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let out = self.clf.classify(pairs, batch)?;
+        out.iter()
+            .map(|(o, _)| {
+                let row = o.get(&self.output).ok_or_else(|| Error::InvalidOption("NLI output missing".into()))?;
+                let p = softmax64(row);
+                let arg = p.iter().enumerate().fold(0, |b, (i, v)| if *v > p[b] { i } else { b });
+                Ok((p.get(self.entail).copied().unwrap_or(0.0), arg == self.entail))
+            })
+            .collect()
+    }
+
+    pub(crate) fn score(
+        &self,
+        items: &[DaeInput<'_>],
+        parses: &[Option<&Parse>],
+        units: &[Vec<Unit>],
+        opts: &DaeOptions,
+    ) -> Result<Vec<Vec<UnitScores>>> {
+        let chunking = AlignScoreChunking::new(opts.chunk_words).map_err(|e| Error::InvalidOption(e.to_string()))?;
+        let mut out: Vec<Vec<UnitScores>> = units.iter().map(|u| vec![UnitScores::default(); u.len()]).collect();
+        // phase 1: premise per unit
+        let mut chunks_of: Vec<Vec<String>> = vec![Vec::new(); items.len()];
+        let mut rank_pairs: Vec<(usize, usize, usize)> = Vec::new(); // (item, unit, chunk)
+        for (i, us) in units.iter().enumerate() {
+            if us.iter().all(|u| u.arcs.is_empty()) {
+                continue;
+            }
+            chunks_of[i] = chunking.chunks(&self.punkt, items[i].source).into_iter().map(|c| c.text).collect();
+            if chunks_of[i].len() > 1 {
+                for (k, u) in us.iter().enumerate() {
+                    if !u.arcs.is_empty() {
+                        rank_pairs.extend((0..chunks_of[i].len()).map(|c| (i, k, c)));
+                    }
+                }
+            }
+        }
+        let texts: Vec<(&str, &str)> = rank_pairs
+            .iter()
+            .map(|&(i, k, c)| (chunks_of[i][c].as_str(), items[i].summary.get(units[i][k].span.clone()).unwrap_or("")))
+            .collect();
+        let probs = self.entail_probs(&texts, opts.batch_size)?;
+        let mut best: Vec<Vec<(usize, f64)>> = units.iter().map(|u| vec![(0, f64::NEG_INFINITY); u.len()]).collect();
+        for (&(i, k, c), (p, _)) in rank_pairs.iter().zip(probs) {
+            if p > best[i][k].1 {
+                best[i][k] = (c, p);
+            }
+        }
+        // phase 2: arcs
+        let mut arc_pairs: Vec<(usize, usize, usize, String)> = Vec::new(); // (item, unit, arc, hypothesis)
+        for (i, us) in units.iter().enumerate() {
+            let Some(p) = parses[i] else { continue };
+            for (k, u) in us.iter().enumerate() {
+                let toks = u.word_token.first().copied().unwrap_or(0)..u.word_token.last().map_or(0, |t| t + 1);
+                for (a, arc) in u.arcs.iter().enumerate() {
+                    let sp = hypothesis_span(p, toks.clone(), arc.head, arc.child, opts.hypothesis);
+                    let hyp = items[i].summary.get(sp).unwrap_or("").to_owned();
+                    arc_pairs.push((i, k, a, hyp));
+                }
+            }
+        }
+        let texts: Vec<(&str, &str)> = arc_pairs
+            .iter()
+            .map(|(i, k, _, h)| (chunks_of[*i].get(best[*i][*k].0).map_or("", String::as_str), h.as_str()))
+            .collect();
+        let probs = self.entail_probs(&texts, opts.batch_size)?;
+        for ((i, k, a, h), (p, e)) in arc_pairs.into_iter().zip(probs) {
+            out[i][k].arcs.push((a, p, e, Some(h)));
+        }
+        Ok(out)
+    }
+}
