@@ -28,8 +28,9 @@ impl std::fmt::Display for Side {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A file could not be read or written.
-    #[error("{action} {path}: {source}")]
+    /// A file could not be read or written (the I/O error is the `source()`;
+    /// `anyhow`'s `{:#}` shows it).
+    #[error("{action} {path}")]
     Io {
         /// What was being done (`cannot read`, `cannot write`, ...).
         action: &'static str,

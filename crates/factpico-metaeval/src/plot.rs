@@ -158,12 +158,8 @@ fn scatter_figure(joined: &Joined, result: &MetaEvalResult, aspect: &str, seed: 
             };
         }
         let low = crate::evaluate::aspect_direction(&result.options, aspect) == Direction::LowerIsBetter;
-        let better = if low { ", lower is better" } else { "" };
-        let y_desc = if by_system {
-            format!("{aspect} (human, system mean{better})")
-        } else {
-            format!("{aspect} (human{better}, jittered)")
-        };
+        let better = if low { "; lower is better" } else { "" };
+        let y_desc = if by_system { format!("{aspect} (human mean{better})") } else { format!("{aspect} (human{better})") };
         panels.push(ScatterPanel { caption, x_desc, y_desc, points, labels });
     }
     let title = if by_system {
@@ -242,7 +238,7 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
 }
 
 fn grid(n: usize) -> (usize, usize) {
-    let cols = n.clamp(1, 3);
+    let cols = if n == 4 { 2 } else { n.clamp(1, 3) };
     (n.div_ceil(cols).max(1), cols)
 }
 
@@ -337,7 +333,7 @@ fn draw_dist<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure<Dis
             .map(|b| b.2)
             .fold(peak(p.human_fit).max(peak(p.metric_fit)), f64::max)
             .max(0.5)
-            * 1.35;
+            * 1.7;
         let mut chart = ChartBuilder::on(area)
             .caption(&p.caption, font(16.0))
             .margin(12)

@@ -128,8 +128,11 @@ fn fmt_eps(e: Option<f64>) -> String {
     match e {
         None => "—".into(),
         Some(0.0) => "0".into(),
+        // differences of equal values up to floating-point rounding
+        Some(e) if e.abs() < 1e-9 => "≈0".into(),
+        Some(e) if e.abs() < 1e-3 => format!("{e:.3e}"),
         Some(e) => {
-            let digits = (3 - e.abs().log10().floor() as i32).clamp(0, 12) as usize;
+            let digits = (3 - e.abs().log10().floor() as i32).clamp(0, 6) as usize;
             format!("{e:.digits$}")
         }
     }
@@ -201,7 +204,7 @@ fn caption(r: &MetaEvalResult, level: Level) -> String {
     s.push_str(
         "τ_b: Kendall tau-b, p: its two-sided p-value (scipy's method choice); ρ: Spearman; r: Pearson; \
          acc_eq: tie-calibrated pairwise accuracy (Deutsch et al., 2023) at the optimal metric tie threshold ε \
-         (metric units); base: the acc_eq of a constant metric, i.e. the share of pairs the experts tie (a metric must beat it to be useful); n: complete rows (systems at system level); excl.: rows with a missing metric or human value.",
+         (metric units; ≈0: zero up to floating-point rounding); base: the acc_eq of a constant metric, i.e. the share of pairs the experts tie (a metric must beat it to be useful); n: complete rows (systems at system level); excl.: rows with a missing metric or human value.",
     );
     if let Some(b) = &r.options.bootstrap {
         let _ = write!(
@@ -562,6 +565,9 @@ mod tests {
         assert_eq!(fmt_p(Some(0.0004)), "<0.001");
         assert_eq!(fmt_eps(Some(0.0)), "0");
         assert_eq!(fmt_eps(Some(0.012345)), "0.01235");
+        assert_eq!(fmt_eps(Some(2.7e-17)), "≈0");
+        assert_eq!(fmt_eps(Some(2.7e-7)), "2.700e-7");
+        assert_eq!(fmt_eps(Some(0.0001159)), "1.159e-4");
         assert_eq!(fmt_eps(Some(1.5)), "1.500");
         assert_eq!(fmt_eps(Some(123.4)), "123.4");
     }
