@@ -101,13 +101,13 @@ pub struct MetaEvalArgs {
     /// Output formats written to --out-dir: md,csv,json.
     #[arg(long, default_value = "md,csv,json")]
     pub format: String,
-    /// Directory for <name>.md/.csv/.json. Without it, the Markdown report goes to stdout.
+    /// Directory for NAME.md/.csv/.json (NAME from --name). Without it, the Markdown report goes to stdout.
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
     /// File stem of the outputs.
     #[arg(long, default_value = "meta-eval")]
     pub name: String,
-    /// Directory for plots (scatter_<aspect> and distribution_<aspect>).
+    /// Directory for plots (scatter_ASPECT and distribution_ASPECT, .svg/.png).
     #[arg(long)]
     pub plots: Option<PathBuf>,
     /// Plot formats: svg,png.
