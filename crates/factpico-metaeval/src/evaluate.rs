@@ -233,10 +233,6 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
     let n_items = joined.ids.iter().collect::<std::collections::HashSet<_>>().len();
     let n_systems = joined.systems.as_ref().map_or(0, |s| s.iter().collect::<std::collections::HashSet<_>>().len());
     let directions: Vec<MetricDirection> = metrics.iter().map(|m| resolve(m, &opts.directions)).collect();
-    let kl_opts = KlOptions {
-        human: opts.human_range.map_or(Normalization::ObservedMinMax, |(lo, hi)| Normalization::Range { lo, hi }),
-        metric: Normalization::ObservedMinMax,
-    };
 
     let mut cells_by_level: Vec<Vec<Cell>> = vec![Vec::new(); 2];
     let mut system_means = Vec::new();
@@ -263,7 +259,16 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
             kl.push(KlCell {
                 metric: metric.clone(),
                 aspect: aspect.clone(),
-                kl: kl_divergence_gaussian(&oriented, human, &kl_opts)?,
+                kl: kl_divergence_gaussian(&oriented, human, &kl_options(opts, aspect)).map_err(|e| match e {
+                    factpico_stats::StatsError::OutOfRange { value, .. } => Error::InvalidOption {
+                        option: "--human-range",
+                        message: format!(
+                            "aspect `{aspect}` has the value {} outside the declared scale",
+                            value * h_sign
+                        ),
+                    },
+                    other => Error::Stats(other),
+                })?,
             });
             for level in opts.levels.list() {
                 let (stats, null, n_used) = match level {
@@ -311,6 +316,23 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
         system_means,
         kl,
     })
+}
+
+/// The declared scale of `aspect` after its direction is applied
+/// (`(lo, hi)`, or `(−hi, −lo)` for a lower-is-better aspect).
+pub fn human_range_for(opts: &EvalOptions, aspect: &str) -> Option<(f64, f64)> {
+    let (lo, hi) = opts.human_range?;
+    Some(match aspect_direction(opts, aspect) {
+        Direction::HigherIsBetter => (lo, hi),
+        Direction::LowerIsBetter => (-hi, -lo),
+    })
+}
+
+fn kl_options(opts: &EvalOptions, aspect: &str) -> KlOptions {
+    KlOptions {
+        human: human_range_for(opts, aspect).map_or(Normalization::ObservedMinMax, |(lo, hi)| Normalization::Range { lo, hi }),
+        metric: Normalization::ObservedMinMax,
+    }
 }
 
 /// The direction of a human aspect (higher-is-better unless declared).

@@ -210,7 +210,7 @@ fn dist_figure(joined: &Joined, result: &MetaEvalResult, aspect: &str) -> Figure
                 Direction::LowerIsBetter => format!("human −{aspect} (negated)"),
             },
             metric_label,
-            human: normalise(&h, result.options.human_range),
+            human: normalise(&h, crate::evaluate::human_range_for(&result.options, aspect)),
             metric: normalise(&m, None),
             human_fit: kl.and_then(|k| k.kl.human_fit).map(|f| (f.mean, f.sd)),
             metric_fit: kl.and_then(|k| k.kl.metric_fit).map(|f| (f.mean, f.sd)),

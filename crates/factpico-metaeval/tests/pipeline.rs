@@ -320,3 +320,19 @@ fn cli_arguments_parse_and_run() {
     let e = MetaEvalArgs::try_parse_args(["--ratings", "r.csv"]).unwrap().execute().unwrap_err();
     assert!(e.to_string().contains("--scores FILE is required"), "{e}");
 }
+
+#[test]
+fn declared_human_range_follows_the_aspect_direction_and_is_checked() {
+    let sc = Table::parse("id,x\na,1\nb,2\nc,3\nd,4\n", Path::new("s.csv"), Side::Scores, Format::Csv).unwrap();
+    let ra = Table::parse("id,errors\na,3\nb,2\nc,1\nd,0\n", Path::new("r.csv"), Side::Ratings, Format::Csv).unwrap();
+    let j = join(&sc, &ra, &s(&["x"]), &s(&["errors"]), &JoinOptions::default()).unwrap();
+    let mut opts = EvalOptions { human_range: Some((0.0, 4.0)), ..EvalOptions::default() };
+    opts.aspect_directions.insert("errors".into(), Direction::LowerIsBetter);
+    let r = evaluate(&j, &s(&["x"]), &s(&["errors"]), &opts).unwrap();
+    // errors 3,2,1,0 → negated −3..0 on the scale [−4, 0] → 0.25, 0.5, 0.75, 1: mean 0.625
+    let fit = r.kl[0].kl.human_fit.unwrap();
+    assert!((fit.mean - 0.625).abs() < 1e-12, "{fit:?}");
+    let opts = EvalOptions { human_range: Some((0.0, 2.0)), ..EvalOptions::default() };
+    let e = evaluate(&j, &s(&["x"]), &s(&["errors"]), &opts).unwrap_err();
+    assert!(e.to_string().contains("aspect `errors` has the value 3 outside the declared scale"), "{e}");
+}
