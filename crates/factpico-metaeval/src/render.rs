@@ -204,7 +204,7 @@ fn caption(r: &MetaEvalResult, level: Level) -> String {
     s.push_str(
         "τ_b: Kendall tau-b, p: its two-sided p-value (scipy's method choice); ρ: Spearman; r: Pearson; \
          acc_eq: tie-calibrated pairwise accuracy (Deutsch et al., 2023) at the optimal metric tie threshold ε \
-         (metric units; ≈0: zero up to floating-point rounding); base: the acc_eq of a constant metric, i.e. the share of pairs the experts tie (a metric must beat it to be useful); n: complete rows (systems at system level); excl.: rows with a missing metric or human value.",
+         (metric units; ≈0: zero up to floating-point rounding); base: the acc_eq of a constant metric, i.e. the share of pairs the experts tie (a tie-free metric ordering pairs at random expects (1 − base)/2; a useful metric beats both); n: complete rows (systems at system level); excl.: rows with a missing metric or human value.",
     );
     if let Some(b) = &r.options.bootstrap {
         let _ = write!(
