@@ -42,6 +42,7 @@ impl AtomicJsonl {
     /// # Errors
     /// The partial file cannot be created.
     pub fn create(out: &Path) -> Result<Self> {
+        ensure_parent(out)?;
         let partial = partial_path(out);
         let file = File::create(&partial).with_context(|| format!("cannot create {}", partial.display()))?;
         Ok(Self { out: out.to_owned(), partial, writer: BufWriter::new(file) })
@@ -142,11 +143,24 @@ impl AtomicJsonl {
     }
 }
 
+/// Creates the parent directory of `path` when it does not exist.
+///
+/// # Errors
+/// The directory cannot be created.
+pub fn ensure_parent(path: &Path) -> Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the output directory {}", dir.display())),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `contents` to `path` atomically (temporary file in the same directory, then rename).
 ///
 /// # Errors
 /// I/O failure.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    ensure_parent(path)?;
     let tmp = partial_path(path);
     std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;

@@ -333,6 +333,7 @@ struct CsvOut {
 
 impl CsvOut {
     fn new(path: &Path, columns: Vec<&'static str>) -> Result<Self> {
+        output::ensure_parent(path)?;
         let tmp = output::partial_path(path);
         let mut writer = csv::Writer::from_path(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut header = vec!["row", "id", "system", "skipped"];

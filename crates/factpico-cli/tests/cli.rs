@@ -47,8 +47,8 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 #[test]
 fn main_job_on_bundled_fixtures() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.jsonl");
-    let csv = dir.path().join("out.csv");
+    let out = dir.path().join("new-dir/out.jsonl");
+    let csv = dir.path().join("other-dir/out.csv");
     let input = fixtures().join("pairs.jsonl");
     let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--csv", csv.to_str().unwrap(), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -79,7 +79,7 @@ fn main_job_on_bundled_fixtures() {
     let csv_text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv_text.lines().count(), 13);
     assert!(csv_text.starts_with("row,id,system,skipped,rougeL,"));
-    assert!(!dir.path().join("out.jsonl.partial").exists());
+    assert!(!dir.path().join("new-dir/out.jsonl.partial").exists());
 }
 
 #[test]
