@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 pub use encode::{EncodeError, Features, WordArc, WordPieces};
 pub use select::{MultiSentence, Unit};
-pub use zeroshot::HypothesisSpan;
+pub use zeroshot::{ArcProbability, HypothesisSpan};
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]
@@ -107,8 +107,10 @@ pub struct DaeOptions {
     /// Where parses come from when [`Dae::score`] gets none: `None` = a spaCy sidecar with
     /// [`SidecarConfig::default`], started on first use; or a CoNLL-U / JSON-arcs source.
     pub parser: Option<Arc<dyn ArcSource>>,
-    /// Zero-shot: how an arc becomes a hypothesis (default [`HypothesisSpan::MinimalSpan`]).
+    /// Zero-shot: how an arc becomes a hypothesis (default [`HypothesisSpan::PredicateSpan`]).
     pub hypothesis: HypothesisSpan,
+    /// Zero-shot: which NLI probability is the arc probability (default `1 - P(contradiction)`).
+    pub arc_probability: ArcProbability,
     /// Zero-shot: whitespace words per source chunk (AlignScore-style chunking). Default 150
     /// (fits a 256-token NLI model).
     pub chunk_words: usize,
@@ -125,6 +127,7 @@ impl std::fmt::Debug for DaeOptions {
             .field("batch_size", &self.batch_size)
             .field("parser", &self.parser.as_ref().map(|p| p.name().to_owned()))
             .field("hypothesis", &self.hypothesis)
+            .field("arc_probability", &self.arc_probability)
             .field("chunk_words", &self.chunk_words)
             .finish_non_exhaustive()
     }
@@ -132,7 +135,8 @@ impl std::fmt::Debug for DaeOptions {
 
 impl DaeOptions {
     /// Defaults: min aggregation, per-sentence, 20 arcs, 512 wordpieces, batch 8, default
-    /// session options, spaCy sidecar, minimal-span hypotheses, 150-word chunks.
+    /// session options, spaCy sidecar, predicate-span hypotheses scored `1 - P(contradiction)`,
+    /// 150-word chunks.
     pub fn new(model: DaeModel) -> Self {
         Self {
             model,
@@ -144,6 +148,7 @@ impl DaeOptions {
             session: SessionOptions::default(),
             parser: None,
             hypothesis: HypothesisSpan::default(),
+            arc_probability: ArcProbability::default(),
             chunk_words: 150,
         }
     }

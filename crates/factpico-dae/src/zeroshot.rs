@@ -28,17 +28,40 @@ use crate::{DaeInput, DaeOptions, Error, Result, UnitScores};
 pub enum HypothesisSpan {
     /// The smallest contiguous span of the summary covering head and child
     /// (e.g. `lowered blood pressure` for `dobj(lowered, pressure)`).
-    #[default]
     MinimalSpan,
     /// The span covering the head and the child's whole subtree (basic tree), e.g.
     /// `lowered the risk of death` for `dobj(lowered, risk)`.
     ChildSubtree,
+    /// The minimal span extended to the nearest verb (UPOS `VERB`/`AUX`) governing the head,
+    /// so that arcs inside a noun phrase are checked in their predicate's context
+    /// (`lowered LDL cholesterol` for `compound(cholesterol, LDL)`). Default: it separated
+    /// faithful from direction-reversed summaries best (`tests/dae_zeroshot.rs`,
+    /// `docs/dae.md`): bare noun-phrase fragments get arbitrary NLI verdicts.
+    #[default]
+    PredicateSpan,
+}
+
+/// Which NLI probability is the zero-shot arc probability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArcProbability {
+    /// `1 - P(contradiction)`: an arc counts as supported unless the premise contradicts it.
+    /// Default: short arc fragments are mostly judged *neutral* by NLI models, which makes
+    /// `P(entailment)` near 0 for faithful arcs too (measured in `tests/dae_zeroshot.rs`,
+    /// see `docs/dae.md`).
+    #[default]
+    NotContradicted,
+    /// `P(entailment)` (3-way softmax).
+    Entailment,
+    /// `P(entailment) / (P(entailment) + P(contradiction))`, neutral mass ignored.
+    EntailmentVsContradiction,
 }
 
 pub(crate) struct ZeroShot {
     clf: PairClassifier,
     output: String,
     entail: usize,
+    contra: Option<usize>,
     punkt: Punkt,
 }
 
@@ -49,6 +72,23 @@ fn softmax64(x: &[f32]) -> Vec<f64> {
 /// Byte span of the hypothesis of arc (head, child) in the parse's text.
 pub fn hypothesis_span(parse: &Parse, unit_tokens: Range<usize>, head: usize, child: usize, how: HypothesisSpan) -> Range<usize> {
     let (mut lo, mut hi) = (head.min(child), head.max(child));
+    if how == HypothesisSpan::PredicateSpan {
+        let mut cur = Some(head);
+        let mut steps = 0;
+        while let Some(c) = cur.filter(|c| unit_tokens.contains(c)) {
+            let pos = parse.tokens[c].pos.as_str();
+            if pos == "VERB" || pos == "AUX" {
+                lo = lo.min(c);
+                hi = hi.max(c);
+                break;
+            }
+            cur = parse.tokens[c].head;
+            steps += 1;
+            if steps > parse.tokens.len() {
+                break;
+            }
+        }
+    }
     if how == HypothesisSpan::ChildSubtree {
         for t in unit_tokens {
             // is `t` a descendant of `child` in the basic tree?
@@ -85,10 +125,42 @@ impl ZeroShot {
                 dir.display()
             ))
         })?;
-        Ok(Self { clf, output, entail, punkt: Punkt::english() })
+        let contra = clf.manifest().label_index(&output, "contradiction");
+        if contra.is_none() && opts.arc_probability != ArcProbability::Entailment {
+            return Err(Error::InvalidOption(format!(
+                "{}: output {output:?} has no `contradiction` label; use ArcProbability::Entailment",
+                dir.display()
+            )));
+        }
+        Ok(Self { clf, output, entail, contra, punkt: Punkt::english() })
     }
 
-    fn entail_probs(&self, pairs: &[(&str, &str)], batch: usize) -> Result<Vec<(f64, bool)>> {
+    /// `(arc probability under `how`, NLI argmax is entailment)` per pair.
+    fn arc_probs(&self, pairs: &[(&str, &str)], batch: usize, how: ArcProbability) -> Result<Vec<(f64, bool)>> {
+        let raw = self.nli(pairs, batch)?;
+        Ok(raw
+            .into_iter()
+            .map(|p| {
+                let e = p.get(self.entail).copied().unwrap_or(0.0);
+                let c = self.contra.and_then(|i| p.get(i).copied()).unwrap_or(0.0);
+                let arg = p.iter().enumerate().fold(0, |b, (i, v)| if *v > p[b] { i } else { b });
+                let v = match how {
+                    ArcProbability::Entailment => e,
+                    ArcProbability::NotContradicted => 1.0 - c,
+                    ArcProbability::EntailmentVsContradiction => {
+                        if e + c > 0.0 {
+                            e / (e + c)
+                        } else {
+                            0.5
+                        }
+                    }
+                };
+                (v, arg == self.entail)
+            })
+            .collect())
+    }
+
+    fn nli(&self, pairs: &[(&str, &str)], batch: usize) -> Result<Vec<Vec<f64>>> {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
@@ -96,11 +168,13 @@ impl ZeroShot {
         out.iter()
             .map(|(o, _)| {
                 let row = o.get(&self.output).ok_or_else(|| Error::InvalidOption("NLI output missing".into()))?;
-                let p = softmax64(row);
-                let arg = p.iter().enumerate().fold(0, |b, (i, v)| if *v > p[b] { i } else { b });
-                Ok((p.get(self.entail).copied().unwrap_or(0.0), arg == self.entail))
+                Ok(softmax64(row))
             })
             .collect()
+    }
+
+    fn entail_probs(&self, pairs: &[(&str, &str)], batch: usize) -> Result<Vec<(f64, bool)>> {
+        self.arc_probs(pairs, batch, ArcProbability::Entailment)
     }
 
     pub(crate) fn score(
@@ -156,7 +230,7 @@ impl ZeroShot {
             .iter()
             .map(|(i, k, _, h)| (chunks_of[*i].get(best[*i][*k].0).map_or("", String::as_str), h.as_str()))
             .collect();
-        let probs = self.entail_probs(&texts, opts.batch_size)?;
+        let probs = self.arc_probs(&texts, opts.batch_size, opts.arc_probability)?;
         for ((i, k, a, h), (p, e)) in arc_pairs.into_iter().zip(probs) {
             out[i][k].arcs.push((a, p, e, Some(h)));
         }
