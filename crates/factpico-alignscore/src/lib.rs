@@ -274,7 +274,6 @@ enum Head {
 #[derive(Debug)]
 pub struct AlignScore {
     clf: PairClassifier,
-    head: Head,
     mode: Mode,
     max_length: usize,
     batch_size: usize,
@@ -296,7 +295,6 @@ struct Prepared {
     /// Pairs, row-major (chunk, sentence); in non-split modes one pair.
     first_pair: usize,
     n_pairs: usize,
-    null: Option<NullReason>,
 }
 
 impl AlignScore {
@@ -315,7 +313,7 @@ impl AlignScore {
             AlignScoreChunking::new(options.words_per_chunk).map_err(|e| Error::InvalidOption(e.to_string()))?;
         let session = options.session.clone().intra_threads(options.threads);
         let clf = PairClassifier::load(model_dir, &session)?;
-        let head = resolve_head(clf.manifest(), options.mode)?;
+        resolve_head(clf.manifest(), options.mode)?;
         let manifest_max = clf.manifest().max_length;
         let max_length = options.max_length.unwrap_or(manifest_max);
         if max_length > manifest_max || max_length <= clf.special_tokens_in_pair() {
@@ -326,7 +324,6 @@ impl AlignScore {
         }
         Ok(AlignScore {
             clf,
-            head,
             mode: options.mode,
             max_length,
             batch_size: options.batch_size,
@@ -378,37 +375,70 @@ impl AlignScore {
     /// # Errors
     /// [`Error::Runtime`] when tokenisation or inference fails.
     pub fn score_batch(&self, rows: &[(&str, &str)]) -> Result<Vec<AlignScoreOutput>> {
+        let mut v = self.score_batch_modes(rows, &[self.mode])?;
+        v.pop().ok_or_else(|| Error::InvalidOption("internal: no output".into()))
+    }
+
+    /// Scores many rows in several modes at once: the split modes share one model pass (the
+    /// three heads come out of the same forward), and so do the non-split ones. Returns one
+    /// vector of outputs per requested mode, in `modes` order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] when the model has no head for a mode (bin/reg need an
+    /// AlignScore export); [`Error::Runtime`] when tokenisation or inference fails.
+    pub fn score_batch_modes(&self, rows: &[(&str, &str)], modes: &[Mode]) -> Result<Vec<Vec<AlignScoreOutput>>> {
+        let heads = modes.iter().map(|&m| resolve_head(self.clf.manifest(), m)).collect::<Result<Vec<_>>>()?;
         let mut cache: HashMap<String, Segment> = HashMap::new();
-        let mut segment = |text: &str| -> Result<Segment> {
-            if let Some(s) = cache.get(text) {
-                return Ok(s.clone());
+        let mut passes: Vec<Option<Pass>> = vec![None, None];
+        for (k, split) in [true, false].into_iter().enumerate() {
+            if modes.iter().any(|m| m.is_split() == split) {
+                let (prepared, encoded) = self.prepare(rows, split, &mut cache)?;
+                let outputs = self.clf.run(&encoded, self.batch_size)?;
+                passes[k] = Some(Pass { prepared, encoded, outputs });
             }
-            let s = self.clf.segment(text)?;
-            cache.insert(text.to_owned(), s.clone());
-            Ok(s)
-        };
+        }
+        let mut all = Vec::with_capacity(modes.len());
+        for (&mode, head) in modes.iter().zip(&heads) {
+            let pass = passes[usize::from(!mode.is_split())]
+                .as_ref()
+                .ok_or_else(|| Error::InvalidOption("internal: missing pass".into()))?;
+            all.push(self.aggregate(rows, pass, mode, head, &mut cache)?);
+        }
+        Ok(all)
+    }
+
+    fn segment(&self, text: &str, cache: &mut HashMap<String, Segment>) -> Result<Segment> {
+        if let Some(s) = cache.get(text) {
+            return Ok(s.clone());
+        }
+        let s = self.clf.segment(text)?;
+        cache.insert(text.to_owned(), s.clone());
+        Ok(s)
+    }
+
+    /// Chunks, splits and tokenises the rows; returns per-row bookkeeping and all pairs.
+    fn prepare(
+        &self,
+        rows: &[(&str, &str)],
+        split: bool,
+        cache: &mut HashMap<String, Segment>,
+    ) -> Result<(Vec<Prepared>, Vec<EncodedPair>)> {
         let mut prepared = Vec::with_capacity(rows.len());
         let mut encoded: Vec<EncodedPair> = Vec::new();
-        if self.mode.is_split() {
+        if split {
             for (context, claim) in rows {
                 let chunks = self.chunking.chunks(&self.punkt, context);
                 let sent_spans = self.punkt.split(claim);
                 let chunk_infos = chunks.iter().map(chunk_info).collect::<Vec<_>>();
                 let first_pair = encoded.len();
                 if sent_spans.is_empty() {
-                    prepared.push(Prepared {
-                        chunks: chunk_infos,
-                        sent_spans,
-                        first_pair,
-                        n_pairs: 0,
-                        null: Some(NullReason::NoClaimSentence),
-                    });
+                    prepared.push(Prepared { chunks: chunk_infos, sent_spans, first_pair, n_pairs: 0 });
                     continue;
                 }
-                let chunk_segs = chunks.iter().map(|c| segment(&c.text)).collect::<Result<Vec<_>>>()?;
+                let chunk_segs = chunks.iter().map(|c| self.segment(&c.text, cache)).collect::<Result<Vec<_>>>()?;
                 let sent_segs = sent_spans
                     .iter()
-                    .map(|s| segment(s.get(claim).unwrap_or_default()))
+                    .map(|s| self.segment(s.get(claim).unwrap_or_default(), cache))
                     .collect::<Result<Vec<_>>>()?;
                 let mut pairs = Vec::with_capacity(chunk_segs.len() * sent_segs.len());
                 for c in &chunk_segs {
@@ -416,76 +446,91 @@ impl AlignScore {
                         pairs.push((c, s));
                     }
                 }
+                // The reference tokenises each example's pairs in mini-batches of batch_size:
+                // those are the groups that fall back to longest_first together.
                 for group in pairs.chunks(self.fallback_group) {
                     encoded.extend(self.clf.encode_group(group, self.max_length, &TRUNCATION)?);
                 }
-                prepared.push(Prepared {
-                    chunks: chunk_infos,
-                    sent_spans,
-                    first_pair,
-                    n_pairs: pairs.len(),
-                    null: None,
-                });
+                prepared.push(Prepared { chunks: chunk_infos, sent_spans, first_pair, n_pairs: pairs.len() });
             }
         } else {
             let mut segs = Vec::with_capacity(rows.len());
             for (context, claim) in rows {
-                segs.push((segment(context)?, segment(claim)?));
+                segs.push((self.segment(context, cache)?, self.segment(claim, cache)?));
             }
-            for (g, group) in segs.chunks(self.fallback_group).enumerate() {
+            // The reference's `inference(contexts, claims)` tokenises consecutive rows in
+            // mini-batches of batch_size.
+            for group in segs.chunks(self.fallback_group) {
                 let pairs: Vec<(&Segment, &Segment)> = group.iter().map(|(a, b)| (a, b)).collect();
                 encoded.extend(self.clf.encode_group(&pairs, self.max_length, &TRUNCATION)?);
-                for (k, _) in group.iter().enumerate() {
-                    let (context, _) = rows[g * self.fallback_group + k];
-                    prepared.push(Prepared {
-                        chunks: vec![ChunkInfo {
-                            span: Span::new(0, context.len()),
-                            sentences: 0..0,
-                        }],
-                        sent_spans: Vec::new(),
-                        first_pair: g * self.fallback_group + k,
-                        n_pairs: 1,
-                        null: None,
-                    });
-                }
             }
-        }
-        let outputs = self.clf.run(&encoded, self.batch_size)?;
-        let mut values = Vec::with_capacity(outputs.len());
-        for o in &outputs {
-            values.push(self.value(o)?);
-        }
-        let mut result = Vec::with_capacity(rows.len());
-        for (row, p) in prepared.into_iter().enumerate() {
-            let pairs = &encoded[p.first_pair..p.first_pair + p.n_pairs];
-            let vals = &values[p.first_pair..p.first_pair + p.n_pairs];
-            let mut warnings = Vec::new();
-            if let Some(reason) = p.null {
-                result.push(AlignScoreOutput {
-                    score: None,
-                    null_reason: Some(reason),
-                    mode: self.mode,
-                    sentences: Vec::new(),
-                    chunks: p.chunks,
-                    warnings,
+            for (k, (context, _)) in rows.iter().enumerate() {
+                prepared.push(Prepared {
+                    chunks: vec![ChunkInfo { span: Span::new(0, context.len()), sentences: 0..0 }],
+                    sent_spans: Vec::new(),
+                    first_pair: k,
+                    n_pairs: 1,
                 });
-                continue;
             }
-            if !self.mode.is_split() {
+        }
+        Ok((prepared, encoded))
+    }
+
+    /// Per-row scores of one mode from a finished pass.
+    fn aggregate(
+        &self,
+        rows: &[(&str, &str)],
+        pass: &Pass,
+        mode: Mode,
+        head: &Head,
+        cache: &mut HashMap<String, Segment>,
+    ) -> Result<Vec<AlignScoreOutput>> {
+        let specials = self.clf.special_tokens_in_pair();
+        let mut result = Vec::with_capacity(rows.len());
+        for (row, p) in pass.prepared.iter().enumerate() {
+            let pairs = &pass.encoded[p.first_pair..p.first_pair + p.n_pairs];
+            let vals = pass.outputs[p.first_pair..p.first_pair + p.n_pairs]
+                .iter()
+                .map(|o| head_value(head, o))
+                .collect::<Result<Vec<f32>>>()?;
+            let mut warnings = Vec::new();
+            let claim = rows[row].1;
+            if !mode.is_split() {
                 let e = &pairs[0];
-                collect_warnings(&mut warnings, e, 0, 0, &segment_len_of(rows[row].1, &mut segment)?, self.max_length, self.clf.special_tokens_in_pair());
+                let tokens = self.segment(claim, cache)?.len();
+                if tokens + specials > self.max_length {
+                    warnings.push(Warning::ClaimTooLong { sentence: 0, tokens, max_length: self.max_length });
+                }
+                if e.truncation.dropped_premise > 0 {
+                    warnings.push(Warning::ContextTruncated { chunk: 0, dropped_tokens: e.truncation.dropped_premise });
+                }
+                if e.truncation.dropped_hypothesis > 0 {
+                    warnings
+                        .push(Warning::ClaimTruncated { sentence: 0, dropped_tokens: e.truncation.dropped_hypothesis });
+                }
                 result.push(AlignScoreOutput {
                     score: Some(f64::from(vals[0])),
                     null_reason: None,
-                    mode: self.mode,
+                    mode,
                     sentences: Vec::new(),
-                    chunks: p.chunks,
+                    chunks: p.chunks.clone(),
                     warnings,
                 });
                 continue;
             }
             let n_sent = p.sent_spans.len();
             let n_chunk = p.chunks.len();
+            if n_sent == 0 {
+                result.push(AlignScoreOutput {
+                    score: None,
+                    null_reason: Some(NullReason::NoClaimSentence),
+                    mode,
+                    sentences: Vec::new(),
+                    chunks: p.chunks.clone(),
+                    warnings,
+                });
+                continue;
+            }
             let mut sentences = Vec::with_capacity(n_sent);
             for (j, span) in p.sent_spans.iter().enumerate() {
                 let mut best = (f32::NEG_INFINITY, 0usize);
@@ -497,11 +542,9 @@ impl AlignScore {
                 }
                 sentences.push(SentenceScore { span: *span, score: f64::from(best.0), best_chunk: best.1 });
             }
-            // Warnings, aggregated per chunk / sentence.
-            let claim = rows[row].1;
-            for j in 0..n_sent {
-                let tokens = segment(p.sent_spans[j].get(claim).unwrap_or_default())?.len();
-                if tokens + self.clf.special_tokens_in_pair() > self.max_length {
+            for (j, span) in p.sent_spans.iter().enumerate() {
+                let tokens = self.segment(span.get(claim).unwrap_or_default(), cache)?.len();
+                if tokens + specials > self.max_length {
                     warnings.push(Warning::ClaimTooLong { sentence: j, tokens, max_length: self.max_length });
                 }
             }
@@ -512,7 +555,8 @@ impl AlignScore {
                 }
             }
             for j in 0..n_sent {
-                let dropped = (0..n_chunk).map(|i| pairs[i * n_sent + j].truncation.dropped_hypothesis).max().unwrap_or(0);
+                let dropped =
+                    (0..n_chunk).map(|i| pairs[i * n_sent + j].truncation.dropped_hypothesis).max().unwrap_or(0);
                 if dropped > 0 {
                     warnings.push(Warning::ClaimTruncated { sentence: j, dropped_tokens: dropped });
                 }
@@ -522,50 +566,30 @@ impl AlignScore {
             result.push(AlignScoreOutput {
                 score: Some(f64::from(mean)),
                 null_reason: None,
-                mode: self.mode,
+                mode,
                 sentences,
-                chunks: p.chunks,
+                chunks: p.chunks.clone(),
                 warnings,
             });
         }
         Ok(result)
     }
-
-    fn value(&self, o: &factpico_runtime::PairOutput) -> Result<f32> {
-        let (output, index, soft) = match &self.head {
-            Head::Softmax { output, index } => (output, *index, true),
-            Head::Raw { output, index } => (output, *index, false),
-        };
-        let row = o
-            .get(output)
-            .ok_or_else(|| Error::InvalidOption(format!("model has no output {output:?}")))?;
-        let v = if soft { softmax(row).get(index).copied() } else { row.get(index).copied() };
-        v.ok_or_else(|| Error::InvalidOption(format!("output {output:?} has no index {index}")))
-    }
 }
 
-fn segment_len_of(text: &str, segment: &mut impl FnMut(&str) -> Result<Segment>) -> Result<usize> {
-    Ok(segment(text)?.len())
+struct Pass {
+    prepared: Vec<Prepared>,
+    encoded: Vec<EncodedPair>,
+    outputs: Vec<factpico_runtime::PairOutput>,
 }
 
-fn collect_warnings(
-    warnings: &mut Vec<Warning>,
-    e: &EncodedPair,
-    chunk: usize,
-    sentence: usize,
-    claim_tokens: &usize,
-    max_length: usize,
-    specials: usize,
-) {
-    if *claim_tokens + specials > max_length {
-        warnings.push(Warning::ClaimTooLong { sentence, tokens: *claim_tokens, max_length });
-    }
-    if e.truncation.dropped_premise > 0 {
-        warnings.push(Warning::ContextTruncated { chunk, dropped_tokens: e.truncation.dropped_premise });
-    }
-    if e.truncation.dropped_hypothesis > 0 {
-        warnings.push(Warning::ClaimTruncated { sentence, dropped_tokens: e.truncation.dropped_hypothesis });
-    }
+fn head_value(head: &Head, o: &factpico_runtime::PairOutput) -> Result<f32> {
+    let (output, index, soft) = match head {
+        Head::Softmax { output, index } => (output, *index, true),
+        Head::Raw { output, index } => (output, *index, false),
+    };
+    let row = o.get(output).ok_or_else(|| Error::InvalidOption(format!("model has no output {output:?}")))?;
+    let v = if soft { softmax(row).get(index).copied() } else { row.get(index).copied() };
+    v.ok_or_else(|| Error::InvalidOption(format!("output {output:?} has no index {index}")))
 }
 
 fn chunk_info(c: &factpico_text::Chunk) -> ChunkInfo {
