@@ -27,6 +27,18 @@
 //!   (ClearNLP labels; see [`crate::labels`]).
 //! * `entities`, `noun_chunks` (optional): `[{"start_token": int, "end_token": int, "label": str}]`,
 //!   token ranges end-exclusive.
+//! * token objects may also carry `surface` (str): the text to find in the row's text when it
+//!   differs from `text` (e.g. CoreNLP `originalText` vs its PTB `word`).
+//!
+//! # CoreNLP server JSON
+//!
+//! A record may instead be `{"id": "fx01", "corenlp": <the JSON a CoreNLP server returns>}`
+//! (`outputFormat=json`, e.g. with the DAE reference's properties
+//! `tokenize,ssplit,pos,depparse` and `ssplit.isOneSentence=true`). Tokens are the `word`s
+//! (aligned via `originalText` when present), arcs are `enhancedDependencies` (else
+//! `basicDependencies`) **in the server's order**, which is the order the reference scores
+//! (spec §1), with governor/dependent indices made document-wide; scheme `ud`. This is the
+//! exact-parity path for users who run CoreNLP 3.9.1.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -42,6 +54,8 @@ enum JsonToken {
     Plain(String),
     Full {
         text: String,
+        #[serde(default)]
+        surface: Option<String>,
         start: Option<usize>,
         end: Option<usize>,
         #[serde(default)]
@@ -68,6 +82,79 @@ struct JsonMention {
     end_token: usize,
     #[serde(default)]
     label: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct CnToken {
+    word: String,
+    #[serde(rename = "originalText")]
+    original: Option<String>,
+    #[serde(default)]
+    pos: String,
+    #[serde(default)]
+    lemma: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct CnDep {
+    dep: String,
+    governor: usize,
+    dependent: usize,
+}
+
+#[derive(Debug, Deserialize)]
+struct CnSentence {
+    tokens: Vec<CnToken>,
+    #[serde(rename = "enhancedDependencies")]
+    enhanced: Option<Vec<CnDep>>,
+    #[serde(rename = "basicDependencies")]
+    basic: Option<Vec<CnDep>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CnDoc {
+    sentences: Vec<CnSentence>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CnRecord {
+    id: String,
+    corenlp: CnDoc,
+}
+
+impl CnRecord {
+    fn into_record(self) -> std::result::Result<Record, String> {
+        let mut tokens = Vec::new();
+        let mut arcs = Vec::new();
+        for (si, s) in self.corenlp.sentences.into_iter().enumerate() {
+            let base = tokens.len();
+            let n = s.tokens.len();
+            let deps = s.enhanced.or(s.basic).unwrap_or_default();
+            for d in deps {
+                if d.dependent == 0 || d.dependent > n || d.governor > n {
+                    return Err(format!("sentence {si}: dependency {}({}, {}) outside its {n} tokens", d.dep, d.governor, d.dependent));
+                }
+                arcs.push(JsonArc {
+                    head: (d.governor > 0).then(|| (base + d.governor - 1) as i64),
+                    child: base + d.dependent - 1,
+                    relation: d.dep,
+                });
+            }
+            for t in s.tokens {
+                tokens.push(JsonToken::Full {
+                    text: t.word,
+                    surface: t.original,
+                    start: None,
+                    end: None,
+                    pos: String::new(),
+                    tag: t.pos,
+                    lemma: t.lemma,
+                    sentence: si,
+                });
+            }
+        }
+        Ok(Record { id: self.id, tokens, arcs, scheme: LabelScheme::Ud, entities: Vec::new(), noun_chunks: Vec::new() })
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -118,7 +205,13 @@ impl JsonArcsSource {
             if l.trim().is_empty() {
                 continue;
             }
-            let r: Record = serde_json::from_str(l).map_err(|e| err(line, e.to_string()))?;
+            let v: serde_json::Value = serde_json::from_str(l).map_err(|e| err(line, e.to_string()))?;
+            let r: Record = if v.get("corenlp").is_some() {
+                let c: CnRecord = serde_json::from_value(v).map_err(|e| err(line, format!("CoreNLP record: {e}")))?;
+                c.into_record().map_err(|e| err(line, e))?
+            } else {
+                serde_json::from_value(v).map_err(|e| err(line, e.to_string()))?
+            };
             let n = r.tokens.len();
             for a in &r.arcs {
                 if a.child >= n {
@@ -174,10 +267,10 @@ impl JsonArcsSource {
         let mut tokens = Vec::with_capacity(r.tokens.len());
         let mut sent_ids = Vec::new();
         for t in &r.tokens {
-            let (text_, start, end, pos, tag, lemma, sentence) = match t {
-                JsonToken::Plain(s) => (s, None, None, "", "", "", 0),
-                JsonToken::Full { text, start, end, pos, tag, lemma, sentence } => {
-                    (text, *start, *end, pos.as_str(), tag.as_str(), lemma.as_str(), *sentence)
+            let (text_, surface, start, end, pos, tag, lemma, sentence) = match t {
+                JsonToken::Plain(s) => (s, None, None, None, "", "", "", 0),
+                JsonToken::Full { text, surface, start, end, pos, tag, lemma, sentence } => {
+                    (text, surface.as_deref(), *start, *end, pos.as_str(), tag.as_str(), lemma.as_str(), *sentence)
                 }
             };
             let span = match (start, end) {
@@ -187,7 +280,7 @@ impl JsonArcsSource {
                     }
                     s..e
                 }
-                _ => aligner.next(text_).map_err(aerr)?,
+                _ => aligner.next(surface.unwrap_or(text_)).map_err(aerr)?,
             };
             sent_ids.push(sentence);
             tokens.push(Token {

@@ -60,3 +60,33 @@ fn errors_name_the_line() {
     assert!(matches!(src.parse_doc("a", "x").unwrap_err(), Error::Alignment { .. }));
     assert!(matches!(src.parse_doc("zz", "x").unwrap_err(), Error::MissingDocument(_)));
 }
+
+#[test]
+fn corenlp_server_json_keeps_server_order() {
+    // shape of a CoreNLP 3.9.1 server response (isOneSentence), abridged
+    let rec = r#"{"id": "c", "corenlp": {"sentences": [{"index": 0, "tokens": [
+        {"index": 1, "word": "-LRB-", "originalText": "(", "pos": "-LRB-", "lemma": "-lrb-"},
+        {"index": 2, "word": "drugs", "originalText": "Drugs", "pos": "NNS"},
+        {"index": 3, "word": "-RRB-", "originalText": ")", "pos": "-RRB-"},
+        {"index": 4, "word": "work", "originalText": "work", "pos": "VBP"},
+        {"index": 5, "word": "in", "originalText": "in", "pos": "IN"},
+        {"index": 6, "word": "mice", "originalText": "mice", "pos": "NNS"}],
+      "basicDependencies": [{"dep": "ROOT", "governor": 0, "dependent": 4}],
+      "enhancedDependencies": [
+        {"dep": "ROOT", "governor": 0, "governorGloss": "ROOT", "dependent": 4, "dependentGloss": "work"},
+        {"dep": "punct", "governor": 2, "dependent": 1},
+        {"dep": "nsubj", "governor": 4, "dependent": 2},
+        {"dep": "punct", "governor": 2, "dependent": 3},
+        {"dep": "case", "governor": 6, "dependent": 5},
+        {"dep": "nmod:in", "governor": 4, "dependent": 6}]}]}}"#;
+    let src = JsonArcsSource::from_str(&one_line(rec)).unwrap();
+    let text = "(Drugs) work in mice";
+    let p = src.parse_doc("c", text).unwrap();
+    assert_eq!(p.tokens[0].text, "-LRB-");
+    assert_eq!(&text[p.tokens[0].span.clone()], "(");
+    assert_eq!(p.tokens[1].tag, "NNS");
+    let arcs: Vec<(usize, usize, String)> = dae_arcs(&p).into_iter().map(|a| (a.head, a.child, a.relation)).collect();
+    assert_eq!(arcs, [(3, 1, "nsubj".to_owned()), (3, 5, "nmod:in".to_owned())]);
+    let e = JsonArcsSource::from_str(r#"{"id": "c", "corenlp": {"sentences": [{"tokens": [{"word": "a"}], "enhancedDependencies": [{"dep": "x", "governor": 0, "dependent": 3}]}]}}"#).unwrap_err();
+    assert!(matches!(e, Error::JsonArcs { line: 1, .. }), "{e}");
+}
