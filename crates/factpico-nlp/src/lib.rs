@@ -279,6 +279,28 @@ pub trait ArcSource: Send + Sync {
     fn name(&self) -> &str;
 }
 
+/// Opens a pre-parsed arcs file as an [`ArcSource`] keyed by row id: `.conllu`/`.conll` →
+/// [`conllu::ConlluSource`], `.jsonl`/`.json` → [`json_arcs::JsonArcsSource`] (which also reads
+/// CoreNLP server JSON records). This is what the CLI's `--arcs FILE` uses.
+///
+/// # Errors
+/// [`Error::Io`], parse errors of the format, or an unknown extension (as [`Error::Io`] with
+/// kind `InvalidInput`).
+pub fn open_arcs(path: &std::path::Path) -> Result<std::sync::Arc<dyn ArcSource>> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("conllu" | "conll") => Ok(std::sync::Arc::new(conllu::ConlluSource::from_path(path)?)),
+        Some("jsonl" | "json") => Ok(std::sync::Arc::new(json_arcs::JsonArcsSource::from_path(path)?)),
+        _ => Err(Error::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "unknown arcs format: use a .conllu (CoNLL-U) or .jsonl (JSON arcs / CoreNLP JSON) file",
+            ),
+        }),
+    }
+}
+
 /// Builds sentences from per-token sentence indices (tokens must be grouped in order).
 pub(crate) fn sentences_from_tokens(tokens: &[Token]) -> Vec<Sentence> {
     let mut out: Vec<Sentence> = Vec::new();

@@ -110,3 +110,12 @@ fn malformed_lines_are_errors_with_line_numbers() {
     let (l, _) = bad("# newdoc id = a\nx.1\tA\ta\tX\tX\t_\t_\t_\t_\t_\n");
     assert_eq!(l, 2);
 }
+
+#[test]
+fn open_arcs_picks_the_reader_by_extension() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sample.conllu");
+    let src = factpico_nlp::open_arcs(&p).unwrap();
+    assert_eq!(src.name(), "conllu");
+    let e = factpico_nlp::open_arcs(std::path::Path::new("x.txt")).err().unwrap();
+    assert!(e.to_string().contains(".conllu"), "{e}");
+}
