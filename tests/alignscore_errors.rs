@@ -18,8 +18,7 @@ fn copy_fixture(dst: &Path) {
 fn load_err(dir: &Path) -> String {
     let t0 = Instant::now();
     let e = AlignScore::try_new(dir, AlignScoreOptions { threads: 1, ..AlignScoreOptions::default() })
-        .err()
-        .expect("loading must fail");
+        .expect_err("loading must fail");
     assert!(t0.elapsed() < Duration::from_secs(5), "error took {:?}", t0.elapsed());
     e.to_string()
 }
@@ -126,8 +125,7 @@ fn child_without_ort() {
     }
     let t0 = Instant::now();
     let e = AlignScore::try_new(alignscore_support::tiny_model(), AlignScoreOptions { mode: Mode::NliSp, ..AlignScoreOptions::default() })
-        .err()
-        .expect("must fail without ONNX Runtime")
+        .expect_err("must fail without ONNX Runtime")
         .to_string();
     assert!(t0.elapsed() < Duration::from_secs(1), "took {:?}", t0.elapsed());
     assert!(e.contains("ONNX Runtime") && (e.contains("factpico setup ort") || e.contains("ORT_DYLIB_PATH")), "{e}");

@@ -304,6 +304,7 @@ pub fn loaded_ort() -> Option<OrtInfo> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
