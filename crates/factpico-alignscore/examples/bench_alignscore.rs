@@ -25,6 +25,19 @@ fn peak_rss_mb() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// User + system CPU seconds of this process (all threads), from /proc/self/stat.
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+            Some(ticks / 100.0)
+        })
+        .unwrap_or(f64::NAN)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let model = &args[0];
@@ -48,14 +61,15 @@ fn main() {
     let load_s = t_load.elapsed().as_secs_f64();
     let rows: Vec<(&str, &str)> = pairs.iter().map(|(_, c, h)| (c.as_str(), h.as_str())).collect();
     scorer.classifier().reset_stats();
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), cpu_seconds());
     let out = scorer.score_batch(&rows).unwrap();
     let secs = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - c0;
     let st = scorer.classifier().stats();
     let scores: Vec<Option<f64>> = out.iter().map(|o| o.score).collect();
     let json = serde_json::json!({
         "model": model, "pairs": rows.len(), "threads": opts.threads, "batch_size": opts.batch_size,
-        "load_seconds": load_s, "seconds": secs, "pairs_per_s": rows.len() as f64 / secs,
+        "load_seconds": load_s, "seconds": secs, "cpu_seconds": cpu, "pairs_per_s": rows.len() as f64 / secs,
         "forward_seconds": st.forward_seconds, "overhead": (secs - st.forward_seconds) / secs,
         "model_pairs": st.pairs, "tokens": st.tokens, "padded_tokens": st.padded_tokens,
         "peak_rss_mb": peak_rss_mb(), "scores": scores,
