@@ -42,7 +42,7 @@ def cmd_prepare(args):
         texts = out / "tokenizer_corpus.txt"
         texts.write_text("\n".join(t.replace("\n", " ") for _, t in corpus.texts()), encoding="utf-8")
         subprocess.run([sys.executable, str(HERE / "random_alignscore.py"), "--size", "base", "--out", str(out),
-                        "--corpus", str(texts), "--vocab-size", "50265", "--no-mlm-head"], check=True)
+                        "--corpus", str(texts), "--vocab-size", "50265", "--no-mlm-head", "--encoder-init", "0.02"], check=True)
     if not (out / "onnx-base" / "model.onnx").exists():
         subprocess.run([sys.executable, str(HERE / "export_alignscore.py"), "--ckpt", str(ckpt), "--backbone",
                         str(out / "roberta-base"), "--out", str(out / "onnx-base"), "--checkpoint-name",

@@ -80,6 +80,8 @@ def main():
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--logit-std", type=float, default=1.5,
                     help="std of each head's logits on the calibration texts (spread of the random scores)")
+    ap.add_argument("--encoder-init", type=float, default=0.3,
+                    help="std of the checkpoint encoder's random weights (0.3 for tiny, 0.02 for base/large)")
     ap.add_argument("--no-mlm-head", action="store_true", help="leave mlm_head.* out of the checkpoint")
     args = ap.parse_args()
 
@@ -93,12 +95,13 @@ def main():
     cfg.save_pretrained(str(backbone))
 
     # Checkpoint: seed B. Random RoBERTa weights give near-constant pooled outputs, so the
-    # encoder uses a larger init (0.3), the pooler a small one (linear tanh regime), and each
+    # tiny encoder uses a larger init (--encoder-init 0.3; keep 0.02 for deep graphs, whose
+    # activations otherwise blow up), the pooler a small one (linear tanh regime), and each
     # head is calibrated on the training texts (paired in order) to logits with mean 0 and
     # std `--logit-std` per class: the random scores then spread over (0, 1).
     torch.manual_seed(args.seed + 1)
     cfg_b = RobertaConfig.from_dict(cfg.to_dict())
-    cfg_b.initializer_range = 0.3
+    cfg_b.initializer_range = args.encoder_init
     base = RobertaModel(cfg_b, add_pooling_layer=True).eval()
     with torch.no_grad():
         base.pooler.dense.weight.normal_(0.0, 0.05)

@@ -621,3 +621,52 @@ fn resolve_head(m: &ModelManifest, mode: Mode) -> Result<Head> {
         ))),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scorer_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<AlignScore>();
+        assert_send_sync::<AlignScoreOutput>();
+    }
+
+    #[test]
+    fn modes_round_trip() {
+        for m in Mode::ALL {
+            assert_eq!(m.as_str().parse::<Mode>().unwrap(), m);
+            assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{}\"", m.as_str()));
+        }
+        assert!("nli-sp".parse::<Mode>().is_err());
+        assert_eq!(Mode::default(), Mode::NliSp);
+        assert!(Mode::RegSp.is_split() && !Mode::Reg.is_split());
+    }
+
+    fn manifest(task: ModelTask, outputs: &[&str], labels: &[&str]) -> ModelManifest {
+        let mut m: ModelManifest = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "architecture": "bert", "task": task, "max_length": 256,
+            "truncation": {"strategy": "longest_first"}, "pad_token_id": 0,
+            "outputs": outputs,
+        }))
+        .unwrap();
+        m.labels.insert(outputs[0].to_owned(), labels.iter().map(|s| (*s).to_owned()).collect());
+        m
+    }
+
+    #[test]
+    fn heads_per_mode_and_model_kind() {
+        let a = manifest(ModelTask::Alignscore, &["tri_logits", "bin_logits", "reg"], &["aligned", "neutral", "contradiction"]);
+        assert_eq!(resolve_head(&a, Mode::NliSp).unwrap(), Head::Softmax { output: "tri_logits".into(), index: 0 });
+        assert_eq!(resolve_head(&a, Mode::Bin).unwrap(), Head::Softmax { output: "bin_logits".into(), index: 1 });
+        assert_eq!(resolve_head(&a, Mode::RegSp).unwrap(), Head::Raw { output: "reg".into(), index: 0 });
+        // MNLI-style label order: entailment last.
+        let n = manifest(ModelTask::Nli, &["logits"], &["contradiction", "neutral", "entailment"]);
+        assert_eq!(resolve_head(&n, Mode::Nli).unwrap(), Head::Softmax { output: "logits".into(), index: 2 });
+        assert!(resolve_head(&n, Mode::BinSp).is_err());
+        let x = manifest(ModelTask::SequenceClassification, &["logits"], &["negative", "positive"]);
+        assert!(resolve_head(&x, Mode::NliSp).unwrap_err().to_string().contains("entailment"));
+    }
+}
