@@ -21,6 +21,9 @@
 //! ```
 mod error;
 pub mod dae;
+pub mod extractive_qa;
+pub mod generate;
+pub mod seq2seq;
 mod manifest;
 mod model;
 mod ort_lib;

@@ -173,7 +173,7 @@ pub(crate) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, usize)> {
         if best.len() == k {
             if let Some(&(last, _)) = best.last() {
                 // Strictly better than the current k-th (ties keep the lower index).
-                if !(s > last) {
+                if s.partial_cmp(&last) != Some(std::cmp::Ordering::Greater) {
                     continue;
                 }
             }

@@ -1,0 +1,36 @@
+//! QA-based factuality metrics for plain-language summaries of medical evidence.
+//!
+//! * [`QuestEval`] — the QuestEval preset (`questeval` 0.2.4): T5 question generation and
+//!   answering in both directions, answerability and token F1, reported as
+//!   `questeval_f1` (the BERTScore component is not computed).
+//! * [`QaFactEval`] — the QAFactEval-style preset (`qafacteval` 0.10 over `qaeval` 0.1.0):
+//!   BART question generation with `<m> … </m>` answer markers and AllenNLP beam search,
+//!   extractive QA with SQuAD v2 post-processing, the consistency filter, EM/F1.
+//! * [`ClozeQa`] — SummaQA-style cloze questions (masked summary sentences) with an
+//!   extractive QA model only.
+//! * [`AnswerSelector`] — spaCy (through the `factpico-nlp` sidecar) or pure-Rust rules.
+//! * [`squad`] — SQuAD normalisation, exact match and token F1.
+//!
+//! Every row carries its per-question records ([`QuestionRecord`]: question, the answer
+//! span on each side with byte offsets, answerability / probabilities, F1) so a reader can
+//! see which fact was lost or changed, and the answer selector that ran.
+//!
+//! ```no_run
+//! use factpico_qa::{QuestEval, QuestEvalOptions};
+//! let qe = QuestEval::try_new(QuestEvalOptions::new("models/questeval-qg", "models/questeval-qa"))?;
+//! let row = qe.score("Aspirin lowered pain in 120 adults.", "Aspirin helped 120 adults.")?;
+//! println!("{} = {:.3} ({} questions)", row.metric, row.score, row.questions.len());
+//! # Ok::<(), factpico_qa::Error>(())
+//! ```
+pub mod answers;
+mod error;
+pub mod qafacteval;
+pub mod questeval;
+pub mod report;
+pub mod squad;
+
+pub use answers::{AnswerCandidate, AnswerKind, AnswerProvenance, AnswerSelector, Answers};
+pub use error::{Error, Result};
+pub use qafacteval::{ClozeOptions, ClozeQa, ClozeRow, QaFactEval, QaFactEvalOptions, QaFactEvalRow};
+pub use questeval::{DirectionScore, QuestEval, QuestEvalOptions, QuestEvalRow, QUESTEVAL_F1};
+pub use report::{Direction, QuestionRecord, RowProvenance};
