@@ -11,7 +11,8 @@
 //! `\b[^.!?]+[.!?]*` minus those with ≤ 2 words (their words still count), so every `.`,
 //! `!`, `?` ends one (`vs.`, `0.80`). The regexes' Unicode `\w`, `\s` and `\b`, `str.split()`
 //! and `str.lower()` follow Python 3.11 (Unicode [`PYTHON_UNICODE_VERSION`]) exactly, e.g. `²`
-//! and `½` are word characters, U+001C..U+001F are whitespace. Pyphen's Liang algorithm is
+//! and `½` are word characters, U+001C..U+001F are whitespace (the shared tables of
+//! [`factpico_text::python`]). Pyphen's Liang algorithm is
 //! ported in [`pyphen`] with pyphen 0.18.1's `hyph_en_US.dic` embedded; the cmudict syllable
 //! table is in [`cmudict`]. See `../shared/specs/flesch_kincaid.md` for the derivation.
 //!
@@ -49,9 +50,6 @@
 //! ```
 
 mod error;
-mod pychar;
-#[rustfmt::skip]
-mod pyunicode;
 mod textstat;
 
 pub mod cmudict;
@@ -65,8 +63,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Unicode database version of the Python (3.11) whose `\w`, whitespace and `lower()`
-/// tables are embedded.
-pub const PYTHON_UNICODE_VERSION: &str = pyunicode::UNIDATA_VERSION;
+/// tables are used (they live in [`factpico_text::python`]; this is its
+/// [`UNIDATA_VERSION`](factpico_text::python::UNIDATA_VERSION)).
+pub use factpico_text::python::UNIDATA_VERSION as PYTHON_UNICODE_VERSION;
 
 /// Which textstat release family to reproduce. Serialised as `"textstat073"` /
 /// `"textstat078_cmudict"`; [`FromStr`] also accepts `"0.7.3"`, `"0.7.4"`, `"0.7.8"`.

@@ -11,7 +11,7 @@
 //! dense character trie, so a word costs one trie walk per start position instead of Pyphen's
 //! `maxlen` dictionary probes. All lengths are in Unicode code points, like Python `len`.
 
-use crate::pychar::{for_each_lower, strip};
+use factpico_text::python::{for_each_lower, strip};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 

@@ -11,12 +11,15 @@
 //!   (cmudict first pronunciation, Pyphen fallback).
 //!
 //! Everything is computed in one or two streaming passes over the text without regexes; the
-//! Python regexes are reproduced exactly, including Unicode `\w`, `\s` and `\b`.
+//! Python regexes are reproduced exactly, including Unicode `\w`, `\s` and `\b`
+//! ([`factpico_text::python`]). `lower()` there maps `Σ` to `σ` everywhere; Python's
+//! final-sigma rule (`ς`) cannot change any count here (both are one `\w` character absent
+//! from both dictionaries).
 
 use crate::cmudict;
-use crate::pychar::{for_each_lower, is_space, is_word};
 use crate::pyphen::{Hyphenator, Scratch};
 use crate::{TextCounts, TextstatFamily};
+use factpico_text::python::{for_each_lower, is_re_word, is_space};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Class {
@@ -32,7 +35,7 @@ enum Class {
 fn class_073(c: char) -> Class {
     if is_space(c) {
         Class::Space
-    } else if is_word(c) {
+    } else if is_re_word(c) {
         Class::Keep
     } else {
         Class::Drop
@@ -147,7 +150,7 @@ pub(crate) fn for_each_fragment(text: &str, mut f: impl FnMut(&str)) {
     let mut i = 0;
     while i < bytes_len {
         let Some(c) = text[i..].chars().next() else { break };
-        let cur_word = is_word(c);
+        let cur_word = is_re_word(c);
         if cur_word != prev_word && !is_terminator(c) {
             let mut j = i;
             let mut last = c;
@@ -164,7 +167,7 @@ pub(crate) fn for_each_fragment(text: &str, mut f: impl FnMut(&str)) {
                 j = i + k + d.len_utf8();
             }
             f(&text[i..j]);
-            prev_word = is_word(last);
+            prev_word = is_re_word(last);
             i = j;
             continue;
         }

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use crate::span::Span;
 use crate::splitter::SentenceSplitter;
-use crate::words::{python_strip, word_count};
+use crate::{python, word_count};
 use crate::Error;
 
 /// A premise chunk: consecutive sentences of a context joined into one string.
@@ -204,7 +204,7 @@ impl TokenBudgetChunking {
         let mut count = 0usize;
         let mut emit = |current: &[Item]| {
             let joined = current.iter().map(item_text).collect::<Vec<_>>().join(" ");
-            let text = python_strip(&joined.replace(" \n ", "\n")).to_owned();
+            let text = python::strip(&joined.replace(" \n ", "\n")).to_owned();
             let idx: Vec<usize> = current
                 .iter()
                 .filter_map(|it| match it {

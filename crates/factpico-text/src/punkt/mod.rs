@@ -32,20 +32,18 @@
 //!
 //! All patterns are hand-written scanners equivalent to NLTK's regular
 //! expressions (linear time, no backtracking). Character classes follow the
-//! engines NLTK uses: its patterns run on the third-party `regex` module
-//! (`\s` = Unicode `White_Space`, `\d`, `[^\W\d]` from generated tables),
-//! `str.strip`/`rstrip` use Python's `isspace`, and `str.isupper`/`islower`
-//! come from generated tables of Python's Unicode database.
+//! engines NLTK uses, all from [`crate::python`]: its patterns run on the
+//! third-party `regex` module (`\s` = Unicode `White_Space`, `\d`,
+//! `[^\W\d]`), `str.strip`/`rstrip` use Python's `isspace`, and
+//! `str.isupper`/`islower` follow Python's Unicode database.
 
 mod params;
-mod tables;
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 use crate::span::Span;
 use crate::splitter::SentenceSplitter;
-use crate::words::{is_python_whitespace, python_rstrip};
+use crate::python;
 use params::{Params, ORTHO_BEG_LC, ORTHO_LC, ORTHO_MID_UC, ORTHO_UC};
 
 /// NLTK's Punkt sentence tokenizer with the English `punkt_tab` parameters.
@@ -129,7 +127,7 @@ impl Punkt {
                 last_break = cand.next_tok_start.unwrap_or(cand.end);
             }
         }
-        slices.push((last_break, python_rstrip(text).len()));
+        slices.push((last_break, python::rstrip(text).len()));
         slices
     }
 
@@ -139,7 +137,7 @@ impl Punkt {
         let mut toks: Vec<Tok<'_>> = Vec::new();
         let mut words = Vec::new();
         for line in context.split('\n') {
-            if line.chars().all(is_python_whitespace) {
+            if line.chars().all(python::is_space) {
                 continue;
             }
             words.clear();
@@ -299,11 +297,11 @@ impl<'a> Tok<'a> {
     }
 
     fn first_upper(&self) -> bool {
-        self.tok.chars().next().is_some_and(py_isupper)
+        self.tok.chars().next().is_some_and(python::is_upper)
     }
 
     fn first_lower(&self) -> bool {
-        self.tok.chars().next().is_some_and(py_islower)
+        self.tok.chars().next().is_some_and(python::is_lower)
     }
 }
 
@@ -324,8 +322,8 @@ fn is_numeric(s: &str) -> bool {
         rest = r;
     }
     let mut chars = rest.chars();
-    chars.next().is_some_and(rx_digit)
-        && chars.all(|c| matches!(c, ',' | '.' | '-') || rx_digit(c))
+    chars.next().is_some_and(python::is_regex_digit)
+        && chars.all(|c| matches!(c, ',' | '.' | '-') || python::is_regex_digit(c))
 }
 
 /// `_RE_ELLIPSIS = \.\.+$` (anchored at the start by `match`).
@@ -336,68 +334,12 @@ fn is_ellipsis(tok: &str) -> bool {
 /// `_RE_INITIAL = [^\W\d]\.$`: one word character (not a digit) and a period.
 fn is_initial(tok: &str) -> bool {
     let mut cs = tok.chars();
-    matches!((cs.next(), cs.next(), cs.next()), (Some(c), Some('.'), None) if rx_word_not_digit(c))
+    matches!((cs.next(), cs.next(), cs.next()), (Some(c), Some('.'), None) if python::is_regex_word_not_digit(c))
 }
 
 // ---------------------------------------------------------------------------
 // Character classes
 // ---------------------------------------------------------------------------
-
-fn in_table(table: &[(u32, u32)], c: char) -> bool {
-    let cp = c as u32;
-    table
-        .binary_search_by(|&(lo, hi)| {
-            if hi < cp {
-                Ordering::Less
-            } else if lo > cp {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            }
-        })
-        .is_ok()
-}
-
-/// Python `str.isupper()` of one character.
-fn py_isupper(c: char) -> bool {
-    if c.is_ascii() {
-        c.is_ascii_uppercase()
-    } else {
-        in_table(tables::PY_UPPER, c)
-    }
-}
-
-/// Python `str.islower()` of one character.
-fn py_islower(c: char) -> bool {
-    if c.is_ascii() {
-        c.is_ascii_lowercase()
-    } else {
-        in_table(tables::PY_LOWER, c)
-    }
-}
-
-/// `regex` module `\d`.
-fn rx_digit(c: char) -> bool {
-    if c.is_ascii() {
-        c.is_ascii_digit()
-    } else {
-        in_table(tables::RX_DIGIT, c)
-    }
-}
-
-/// `regex` module `[^\W\d]`.
-fn rx_word_not_digit(c: char) -> bool {
-    if c.is_ascii() {
-        c.is_ascii_alphabetic() || c == '_'
-    } else {
-        in_table(tables::RX_WORD_NOT_DIGIT, c)
-    }
-}
-
-/// `regex` module `\s`: Unicode `White_Space` (unlike Python's `re`, without U+001C..U+001F).
-fn rx_space(c: char) -> bool {
-    c.is_whitespace()
-}
 
 /// `_re_non_word_chars`: characters that cannot appear within words
 /// (`)";}]*:@'({[`, the curly quotes, guillemets, `?` and `!`).
@@ -456,7 +398,7 @@ fn multi_char_len(cs: &[char], i: usize) -> Option<usize> {
         (Some('.'), _) => {
             // Greedy `(?:\.\s){k}` then `\.`, backtracking k down to 2.
             let mut k = 0;
-            while at(i + 2 * k) == Some('.') && at(i + 2 * k + 1).is_some_and(rx_space) {
+            while at(i + 2 * k) == Some('.') && at(i + 2 * k + 1).is_some_and(python::is_regex_space) {
                 k += 1;
             }
             if k >= 2 && at(i + 2 * k) == Some('.') {
@@ -476,8 +418,8 @@ fn multi_char_at(cs: &[char], i: usize) -> bool {
     let at = |k: usize| cs.get(k).copied();
     match (at(i), at(i + 1)) {
         (Some('-'), Some('-')) | (Some('.'), Some('.')) => true,
-        (Some('.'), Some(s)) if rx_space(s) => {
-            at(i + 2) == Some('.') && at(i + 3).is_some_and(rx_space) && at(i + 4) == Some('.')
+        (Some('.'), Some(s)) if python::is_regex_space(s) => {
+            at(i + 2) == Some('.') && at(i + 3).is_some_and(python::is_regex_space) && at(i + 4) == Some('.')
         }
         _ => false,
     }
@@ -487,10 +429,10 @@ fn multi_char_at(cs: &[char], i: usize) -> bool {
 /// `\s | $ | NonWord | MultiChar | ,(?=$|\s|NonWord|MultiChar)`.
 fn word_ends_at(cs: &[char], j: usize) -> bool {
     let Some(&c) = cs.get(j) else { return true };
-    if rx_space(c) || is_non_word(c) || multi_char_at(cs, j) {
+    if python::is_regex_space(c) || is_non_word(c) || multi_char_at(cs, j) {
         return true;
     }
-    c == ',' && cs.get(j + 1).is_none_or(|&d| rx_space(d) || is_non_word(d) || multi_char_at(cs, j + 1))
+    c == ',' && cs.get(j + 1).is_none_or(|&d| python::is_regex_space(d) || is_non_word(d) || multi_char_at(cs, j + 1))
 }
 
 /// `word_tokenize(line)`: `findall` of Punkt's word regex over one line (no `\n`):
@@ -507,7 +449,7 @@ fn word_tokenize<'a>(line: &'a str, out: &mut Vec<&'a str>) {
         let c = cs[i];
         let end = if let Some(len) = multi_char_len(&cs, i) {
             i + len
-        } else if rx_space(c) {
+        } else if python::is_regex_space(c) {
             i += 1;
             continue;
         } else if !cannot_start_word(c) {
@@ -554,12 +496,12 @@ fn candidates(text: &str) -> impl Iterator<Item = Candidate> + '_ {
         if is_non_word(c) {
             return Some(Candidate { start: p, end: p + 1, after_end: p + 1 + c.len_utf8(), next_tok_start: None });
         }
-        if !rx_space(c) {
+        if !python::is_regex_space(c) {
             return None;
         }
-        let ws: usize = rest.chars().take_while(|&c| rx_space(c)).map(char::len_utf8).sum();
+        let ws: usize = rest.chars().take_while(|&c| python::is_regex_space(c)).map(char::len_utf8).sum();
         let q = p + 1 + ws;
-        let tok: usize = text[q..].chars().take_while(|&c| !rx_space(c)).map(char::len_utf8).sum();
+        let tok: usize = text[q..].chars().take_while(|&c| !python::is_regex_space(c)).map(char::len_utf8).sum();
         (tok > 0).then_some(Candidate { start: p, end: p + 1, after_end: q + tok, next_tok_start: Some(q) })
     })
 }
@@ -637,7 +579,7 @@ fn realignment_match(text: &str, s2: (usize, usize)) -> Option<(usize, usize)> {
         }
         let k = off + c.len_utf8();
         let rest = &seg[k..];
-        let ws: usize = rest.chars().take_while(|&c| rx_space(c)).map(char::len_utf8).sum();
+        let ws: usize = rest.chars().take_while(|&c| python::is_regex_space(c)).map(char::len_utf8).sum();
         if ws > 0 {
             return Some((k, k + ws));
         }
