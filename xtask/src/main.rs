@@ -11,6 +11,8 @@
 //! * `cargo xtask bench alignscore` — factpico vs the Python reference (`bench.rs`).
 //! * `cargo xtask sidecar` — the spaCy sidecar venv (`sidecar.rs`); `cargo xtask test` sets it
 //!   up too and passes it to the tests as `FACTPICO_SIDECAR_PYTHON`.
+//! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
+//!   benchmark vs the Python reference (`bench_qa.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
 use std::process::Command;
 
@@ -23,6 +25,7 @@ mod fixtures;
 mod ort;
 mod python;
 mod bench_dae;
+mod bench_qa;
 mod sidecar;
 
 #[derive(Parser)]
@@ -113,9 +116,11 @@ fn main() -> Result<()> {
         Cmd::Ort => ort::setup(),
         Cmd::Export { what } => export::export(what),
         Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
+        Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
+        Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

@@ -1,0 +1,95 @@
+//! `cargo xtask fixtures qa` and `cargo xtask bench qa`.
+//!
+//! * fixtures: rebuilds `fixtures/models/{t5-tiny-qg,t5-tiny-qa,bart-tiny,qa-tiny}` and the
+//!   goldens `tests/goldens/qa_generation.json`, `qa_references.json`.
+//! * bench: builds a full-size T5-base-shaped random model (not committed, ~2.5 GB under
+//!   `bench-out/qa`), times the unmodified `questeval` 0.2.4 pipeline (PyTorch CPU) and
+//!   factpico (`bench_questeval` example, ONNX Runtime) on the same real pairs with the same
+//!   (replayed) spaCy answers, and prints the BENCHMARKS.md table.
+//!
+//! Python: `$FACTPICO_QA_PYTHON`, else `/work/venvs/qa/bin/python` (see docs/qa.md).
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+use crate::python::{repo_root, run, run_script};
+
+fn qa_python() -> Result<PathBuf> {
+    let p = std::env::var_os("FACTPICO_QA_PYTHON").map_or_else(|| PathBuf::from("/work/venvs/qa/bin/python"), PathBuf::from);
+    if !p.exists() {
+        bail!("no QA reference Python at {} (set FACTPICO_QA_PYTHON; see docs/qa.md, 'Fixtures')", p.display());
+    }
+    Ok(p)
+}
+
+/// Regenerates the QA fixtures and goldens.
+pub fn fixtures() -> Result<()> {
+    let py = qa_python()?;
+    run_script(&py, "tests/goldens/gen_qa_fixtures.py", &[])?;
+    run_script(&py, "tests/goldens/gen_qa_generation.py", &[])?;
+    run_script(&py, "tests/goldens/gen_qa_references.py", &[])
+}
+
+/// Runs the QuestEval benchmark on `n_pairs` real pairs.
+pub fn bench(n_pairs: usize) -> Result<()> {
+    let py = qa_python()?;
+    let dir = repo_root().join("bench-out").join("qa");
+    std::fs::create_dir_all(&dir)?;
+    let d = dir.display().to_string();
+    if !dir.join("onnx").join("decoder_with_past_model.onnx").exists() {
+        run_script(&py, "tests/goldens/gen_qa_bench.py", &["build", &d])?;
+    }
+    run_script(&py, "tests/goldens/gen_qa_bench.py", &["reference", &d, &n_pairs.to_string()])?;
+    let reference: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("reference.json"))?)?;
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    if let Some(lib) = crate::ort::prepare_for_tests()? {
+        cmd.env("ORT_DYLIB_PATH", lib);
+    }
+    run(cmd.args(["build", "--release", "-p", "factpico-qa", "--example", "bench_questeval"]))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), PathBuf::from);
+    let exe = target.join("release").join("examples").join("bench_questeval");
+    let mut cmd = Command::new(&exe);
+    if let Some(lib) = crate::ort::prepare_for_tests()? {
+        cmd.env("ORT_DYLIB_PATH", lib);
+    }
+    let out = cmd
+        .args([dir.join("onnx").display().to_string(), dir.join("pairs.json").display().to_string(), "2".into()])
+        .output()
+        .with_context(|| format!("running {}", exe.display()))?;
+    if !out.status.success() {
+        bail!("bench_questeval failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let ours: Value = serde_json::from_slice(&out.stdout)?;
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    let diffs: Vec<f64> = ours["scores"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .zip(reference["scores"].as_array().into_iter().flatten())
+                .map(|(x, y)| (x.as_f64().unwrap_or(f64::NAN) - y.as_f64().unwrap_or(f64::NAN)).abs())
+                .collect()
+        })
+        .unwrap_or_default();
+    let max_d = diffs.iter().copied().fold(0.0, f64::max);
+    println!(
+        "| measure | value |\n|---|---|\n\
+         | pairs (real InfoLossQA), questions generated and answered | {} , {} |\n\
+         | reference questeval 0.2.4 (PyTorch CPU, 2 threads): questions/s, summaries/s | {:.2}, {:.3} ({:.1} s) |\n\
+         | factpico (ONNX Runtime, 2 threads): questions/s, summaries/s | {:.2}, {:.3} ({:.1} s) |\n\
+         | speed-up (wall) | {:.2}x |\n\
+         | max abs(score diff) factpico vs reference | {:.2e} |",
+        reference["pairs"],
+        reference["questions"],
+        f(&reference, "questions_per_s"),
+        f(&reference, "pairs_per_s"),
+        f(&reference, "seconds"),
+        f(&ours, "questions_per_s"),
+        f(&ours, "pairs_per_s"),
+        f(&ours, "seconds"),
+        f(&reference, "seconds") / f(&ours, "seconds"),
+        max_d
+    );
+    Ok(())
+}
