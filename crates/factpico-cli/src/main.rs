@@ -3,12 +3,15 @@
 //! * `factpico score INPUT` — score (abstract, summary) pairs; JSONL out, per-system table.
 //! * `factpico diff OLD NEW` — compare two score files with tolerances; non-zero exit on drift.
 //! * `factpico metrics` — list metrics, their columns, ranges, directions and references.
+//! * `factpico meta-eval` — agreement of metric columns with expert ratings (tables, plots).
+//! * `factpico setup ort` — install the ONNX Runtime library from PyPI for the model-based metrics.
 
 mod diff;
 mod input;
 mod meta_eval;
 mod output;
 mod score;
+mod setup;
 mod summary;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +34,11 @@ enum Cmd {
     MetaEval(meta_eval::MetaEvalArgs),
     /// List the available metrics and their output columns.
     Metrics,
+    /// Install what model-based metrics need (the ONNX Runtime library).
+    Setup {
+        #[command(subcommand)]
+        what: setup::SetupWhat,
+    },
 }
 
 fn list_metrics() {
@@ -58,6 +66,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Score(a) => score::run(a),
         Cmd::Diff(a) => diff::run(a),
         Cmd::MetaEval(a) => meta_eval::run(a),
+        Cmd::Setup { what } => setup::run(what),
         Cmd::Metrics => {
             list_metrics();
             Ok(0)

@@ -390,3 +390,43 @@ fn metrics_lists_registry_with_directions() {
     assert!(t.contains("| rougeL | rougeL | [0, 1] | higher |"), "{t}");
     assert!(t.contains("alignscore (feature `alignscore`)"), "{t}");
 }
+
+/// `--metrics alignscore` through the CLI with the tiny random fixture model gives the
+/// reference's own scores (goldens of the unmodified AlignScore package, |Δ| ≤ 1e-4),
+/// per-sentence details, and the model's sha256 in the provenance.
+#[cfg(feature = "alignscore")]
+#[test]
+fn alignscore_through_the_cli_matches_reference_goldens() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let golden: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/goldens/alignscore_tiny.json")).unwrap()).unwrap();
+    let own = golden["calls"].as_array().unwrap().iter().find(|c| c["name"] == "own").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let model = root.join("fixtures/models/alignscore-tiny");
+    let mut compared = 0;
+    for mode in ["nli_sp", "reg_sp", "nli"] {
+        let out = dir.path().join(format!("{mode}.jsonl"));
+        let o = run(&[
+            "score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", out.to_str().unwrap(), "-q",
+            "--metrics", "alignscore", "--alignscore-model", model.to_str().unwrap(), "--alignscore-mode", mode,
+            "--batch-size", "5",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for r in rows(&out) {
+            let want = own["rows"].as_array().unwrap().iter().find(|g| g["id"] == r["id"]).unwrap()[mode].as_f64().unwrap();
+            let got = r["scores"]["alignscore"].as_f64().unwrap();
+            assert!((got - want).abs() <= 1e-4, "{mode} {}: {got} vs reference {want}", r["id"]);
+            assert_eq!(r["provenance"]["metrics"]["alignscore"]["model_sha256"], golden["onnx_sha256"]);
+            if mode == "nli_sp" {
+                let n = r["details"]["alignscore"]["sentences"].as_array().unwrap().len();
+                assert_eq!(n, r["sentences"]["summary"].as_array().unwrap().len(), "one score per summary sentence");
+            }
+            compared += 1;
+        }
+    }
+    eprintln!("alignscore via CLI: {compared} scores within 1e-4 of the reference");
+    // A missing model directory is a clear error naming the flag.
+    let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "alignscore", "--alignscore-model", "/nonexistent/model"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--alignscore-model DIR"), "{}", stderr(&o));
+}

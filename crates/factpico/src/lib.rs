@@ -38,6 +38,11 @@ pub use scorer::{ModelOptions, Scorer, ScorerOptions};
 /// Version of this crate (recorded in every report's provenance).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The ONNX runtime layer (library discovery and setup, model directories),
+/// re-exported when a model-based metric is compiled in.
+#[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
+pub use factpico_runtime as runtime;
+
 /// Re-exports of the metric crates' option types.
 pub mod options {
     pub use factpico_readability::{ReadabilityOptions, TextstatFamily};

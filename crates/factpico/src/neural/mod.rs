@@ -125,9 +125,29 @@ pub fn registry_entries() -> Vec<&'static MetricInfo> {
 
 /// Builds a model-based metric if it is compiled into this build; `None` otherwise.
 pub(crate) fn build(
-    _name: &str,
+    name: &str,
     _info: &'static MetricInfo,
-    _options: &crate::ScorerOptions,
+    options: &crate::ScorerOptions,
 ) -> Option<crate::Result<Box<dyn crate::Metric>>> {
-    None
+    let _ = options;
+    match name {
+        #[cfg(feature = "alignscore")]
+        "alignscore" => Some(alignscore::build(options)),
+        _ => None,
+    }
+}
+
+#[cfg(feature = "alignscore")]
+mod alignscore;
+
+/// `$FACTPICO_HOME/models/<name>` (default `~/.cache/factpico/models/<name>`).
+#[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
+pub(crate) fn default_model_dir(name: &str) -> std::path::PathBuf {
+    factpico_runtime::default_models_dir().join(name)
+}
+
+/// Renders an error of a metric crate as a facade error.
+#[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
+pub(crate) fn init_error(metric: &str, e: impl std::fmt::Display) -> crate::Error {
+    crate::Error::Init { metric: metric.to_owned(), message: e.to_string() }
 }

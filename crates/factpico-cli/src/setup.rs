@@ -1,0 +1,44 @@
+//! `factpico setup ort`: install the ONNX Runtime shared library for the
+//! model-based metrics, so users of an installed binary need no source tree.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+/// What to set up.
+#[derive(Debug, clap::Subcommand)]
+pub enum SetupWhat {
+    /// Download the ONNX Runtime library from the PyPI `onnxruntime` wheel (pip download, no
+    /// venv) into $FACTPICO_HOME/ort (default ~/.cache/factpico/ort).
+    Ort {
+        /// Install into this FACTPICO_HOME instead of the default.
+        #[arg(long)]
+        home: Option<PathBuf>,
+    },
+}
+
+/// Runs `factpico setup ...`.
+///
+/// # Errors
+/// Download or unpack failure (the message says what to do instead).
+#[cfg(feature = "alignscore")]
+pub fn run(what: &SetupWhat) -> Result<i32> {
+    match what {
+        SetupWhat::Ort { home } => {
+            let home = home.clone().unwrap_or_else(factpico::runtime::factpico_home);
+            let lib = factpico::runtime::setup_ort(&home)?;
+            println!("ONNX Runtime library: {}", lib.display());
+            println!("factpico finds it there; other programs can use ORT_DYLIB_PATH={}", lib.display());
+            Ok(0)
+        }
+    }
+}
+
+/// Without a model-based metric compiled in there is nothing to set up.
+///
+/// # Errors
+/// Always: this build has no ONNX support.
+#[cfg(not(feature = "alignscore"))]
+pub fn run(_what: &SetupWhat) -> Result<i32> {
+    anyhow::bail!("this factpico was built without model-based metrics (cargo feature `alignscore`); nothing to set up")
+}
