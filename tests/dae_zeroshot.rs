@@ -146,3 +146,31 @@ fn degenerate_summaries_give_documented_nulls() {
     }
     eprintln!("zero-shot DAE: {} degenerate summaries gave documented nulls", cases.len());
 }
+
+#[test]
+fn alignscore_premise_ranker_is_used() {
+    let test = "alignscore_premise_ranker_is_used";
+    let Some(model) = setup(test) else { return };
+    let ranker = common::workspace_root().join("fixtures/models/alignscore-tiny");
+    // a source long enough for several 20-word chunks
+    let source = [PAIRS[0].0, PAIRS[1].0, PAIRS[2].0, PAIRS[3].0].join(" ");
+    let mut o = DaeOptions::new(DaeModel::ZeroShotNli(model.clone()));
+    o.chunk_words = 20;
+    let plain = Dae::try_new(o.clone()).unwrap();
+    o.premise_ranker = Some(ranker);
+    let ranked = Dae::try_new(o).unwrap();
+    let a = plain.score(&source, PAIRS[2].2, None).unwrap();
+    let b = ranked.score(&source, PAIRS[2].2, None).unwrap();
+    assert_eq!(a.arcs.len(), b.arcs.len());
+    assert!(b.score.is_some());
+    // the NLI ranker picks the vaccine chunk, so the reversed claim is contradicted
+    assert!(a.score.unwrap() < 0.2, "{:?}", a.score);
+    // the random tiny AlignScore picks other chunks: the ranker really decides the premise
+    assert!((a.score.unwrap() - b.score.unwrap()).abs() > 1e-3);
+    eprintln!(
+        "zero-shot DAE premise ranking: NLI-ranked min {:.4}, AlignScore(tiny random)-ranked min {:.4} over {} arcs",
+        a.score.unwrap(),
+        b.score.unwrap(),
+        b.arcs.len()
+    );
+}

@@ -52,6 +52,9 @@ pub enum Error {
     /// Model loading or inference failed.
     #[error(transparent)]
     Runtime(#[from] factpico_runtime::Error),
+    /// The AlignScore premise ranker failed.
+    #[error(transparent)]
+    AlignScore(#[from] factpico_alignscore::Error),
     /// Input encoding failed.
     #[error("DAE input encoding: {0}")]
     Encode(#[from] EncodeError),
@@ -114,6 +117,10 @@ pub struct DaeOptions {
     /// Zero-shot: whitespace words per source chunk (AlignScore-style chunking). Default 150
     /// (fits a 256-token NLI model).
     pub chunk_words: usize,
+    /// Zero-shot: an AlignScore model directory that picks each sentence's premise chunk
+    /// (its `nli_sp` best chunk per summary sentence, same chunking). `None` (default): the
+    /// NLI model itself ranks the chunks.
+    pub premise_ranker: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for DaeOptions {
@@ -129,6 +136,7 @@ impl std::fmt::Debug for DaeOptions {
             .field("hypothesis", &self.hypothesis)
             .field("arc_probability", &self.arc_probability)
             .field("chunk_words", &self.chunk_words)
+            .field("premise_ranker", &self.premise_ranker)
             .finish_non_exhaustive()
     }
 }
@@ -150,6 +158,7 @@ impl DaeOptions {
             hypothesis: HypothesisSpan::default(),
             arc_probability: ArcProbability::default(),
             chunk_words: 150,
+            premise_ranker: None,
         }
     }
 }
@@ -231,8 +240,8 @@ pub struct DaeInput<'a> {
 }
 
 enum Scorer {
-    Electra(DaeArcModel),
-    ZeroShot(zeroshot::ZeroShot),
+    Electra(Box<DaeArcModel>),
+    ZeroShot(Box<zeroshot::ZeroShot>),
 }
 
 /// The DAE metric. `Send + Sync`.
@@ -284,9 +293,9 @@ impl Dae {
                         m.manifest().max_length
                     )));
                 }
-                Scorer::Electra(m)
+                Scorer::Electra(Box::new(m))
             }
-            DaeModel::ZeroShotNli(dir) => Scorer::ZeroShot(zeroshot::ZeroShot::load(dir, &opts)?),
+            DaeModel::ZeroShotNli(dir) => Scorer::ZeroShot(Box::new(zeroshot::ZeroShot::load(dir, &opts)?)),
         };
         let parser = OnceLock::new();
         if let Some(p) = &opts.parser {

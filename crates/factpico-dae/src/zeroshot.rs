@@ -5,7 +5,9 @@
 //! 1. the source is cut into AlignScore-style chunks ([`factpico_text::AlignScoreChunking`],
 //!    NLTK Punkt sentences, [`crate::DaeOptions::chunk_words`] words per chunk);
 //! 2. the **premise** is the chunk the NLI model finds most entailing for the unit's text
-//!    (P(entailment | chunk, unit)); with one chunk no ranking is run;
+//!    (P(entailment | chunk, unit)) or, with [`crate::DaeOptions::premise_ranker`], the chunk
+//!    an AlignScore model ranks highest for the summary sentence overlapping the unit most
+//!    (`factpico-alignscore`, `nli_sp`, same chunking); with one chunk no ranking is run;
 //! 3. each kept arc becomes a **hypothesis**, a contiguous span of the summary
 //!    ([`HypothesisSpan`]), and its probability is P(entailment | premise, hypothesis)
 //!    (softmax over the model's labels, the `entailment` label of its manifest).
@@ -63,6 +65,11 @@ pub(crate) struct ZeroShot {
     entail: usize,
     contra: Option<usize>,
     punkt: Punkt,
+    ranker: Option<factpico_alignscore::AlignScore>,
+}
+
+fn overlap(a: &Range<usize>, s: usize, e: usize) -> usize {
+    a.end.min(e).saturating_sub(a.start.max(s))
 }
 
 fn softmax64(x: &[f32]) -> Vec<f64> {
@@ -132,7 +139,18 @@ impl ZeroShot {
                 dir.display()
             )));
         }
-        Ok(Self { clf, output, entail, contra, punkt: Punkt::english() })
+        let ranker = match &opts.premise_ranker {
+            Some(d) => Some(factpico_alignscore::AlignScore::try_new(
+                d,
+                factpico_alignscore::AlignScoreOptions {
+                    words_per_chunk: opts.chunk_words,
+                    session: opts.session.clone(),
+                    ..factpico_alignscore::AlignScoreOptions::default()
+                },
+            )?),
+            None => None,
+        };
+        Ok(Self { clf, output, entail, contra, punkt: Punkt::english(), ranker })
     }
 
     /// `(arc probability under `how`, NLI argmax is entailment)` per pair.
@@ -189,12 +207,25 @@ impl ZeroShot {
         // phase 1: premise per unit
         let mut chunks_of: Vec<Vec<String>> = vec![Vec::new(); items.len()];
         let mut rank_pairs: Vec<(usize, usize, usize)> = Vec::new(); // (item, unit, chunk)
+        let mut best_ranked: Vec<(usize, usize, usize)> = Vec::new(); // (item, unit, chunk) from AlignScore
         for (i, us) in units.iter().enumerate() {
             if us.iter().all(|u| u.arcs.is_empty()) {
                 continue;
             }
             chunks_of[i] = chunking.chunks(&self.punkt, items[i].source).into_iter().map(|c| c.text).collect();
-            if chunks_of[i].len() > 1 {
+            if chunks_of[i].len() > 1 && self.ranker.is_some() {
+                if let Some(r) = &self.ranker {
+                    let a = r.score(items[i].source, items[i].summary)?;
+                    for (k, u) in us.iter().enumerate() {
+                        let best = a
+                            .sentences
+                            .iter()
+                            .max_by_key(|s| overlap(&u.span, s.span.start, s.span.end))
+                            .map_or(0, |s| s.best_chunk);
+                        best_ranked.push((i, k, best.min(chunks_of[i].len() - 1)));
+                    }
+                }
+            } else if chunks_of[i].len() > 1 {
                 for (k, u) in us.iter().enumerate() {
                     if !u.arcs.is_empty() {
                         rank_pairs.extend((0..chunks_of[i].len()).map(|c| (i, k, c)));
@@ -212,6 +243,9 @@ impl ZeroShot {
             if p > best[i][k].1 {
                 best[i][k] = (c, p);
             }
+        }
+        for (i, k, c) in best_ranked {
+            best[i][k] = (c, 1.0);
         }
         // phase 2: arcs
         let mut arc_pairs: Vec<(usize, usize, usize, String)> = Vec::new(); // (item, unit, arc, hypothesis)
