@@ -137,8 +137,11 @@ fn t5_greedy_and_beam_match_transformers() {
                 if out.tokens != ids(&want["tokens"]) {
                     mismatches.push(format!("{name} {key} #{i}: {:?} vs {:?}", out.tokens, want["tokens"]));
                 } else {
-                    let d = (out.score - want["score"].as_f64().unwrap()).abs();
-                    assert!(d < 1e-4, "{name} {key} #{i}: score {} vs {}", out.score, want["score"]);
+                    // sum of log-probs (ORT vs PyTorch logits differ by ~1e-5), scaled by the
+                    // length penalty: relative tolerance.
+                    let w = want["score"].as_f64().unwrap();
+                    let d = (out.score - w).abs();
+                    assert!(d < 2e-4 * w.abs().max(1.0), "{name} {key} #{i}: score {} vs {w}", out.score);
                 }
                 compared += 1;
             }
@@ -213,7 +216,8 @@ fn bart_greedy_beam_and_allennlp_match_references() {
             mismatches.push(format!("allennlp #{i}: {got:?} vs {exp:?}"));
         } else {
             for (b, lp) in o.beams.iter().zip(want["log_probs"].as_array().unwrap()) {
-                assert!((f64::from(b.1) - lp.as_f64().unwrap()).abs() < 1e-4, "allennlp #{i} log prob");
+                let (g, w) = (f64::from(b.1), lp.as_f64().unwrap());
+                assert!((g - w).abs() < 1e-3 * w.abs().max(1.0), "allennlp #{i} log prob {g} vs {w}");
             }
             let q = clean_up_tokenization(&m.decode(&o.best_tokens(2), false).unwrap()).trim().to_owned();
             let wq = rows[*i]["allennlp_question"].as_str().unwrap();

@@ -188,14 +188,7 @@ impl Seq2SeqModel {
             reason: format!("not a Hugging Face tokenizers file ({e})"),
         })?;
         tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(tokenizers::TruncationParams {
-                max_length: manifest.max_length,
-                strategy: tokenizers::TruncationStrategy::LongestFirst,
-                direction: tokenizers::TruncationDirection::Right,
-                stride: 0,
-            }))
-            .map_err(|e| Error::tok("setting truncation", e))?;
+        tokenizer.with_truncation(None).map_err(|e| Error::tok("disabling truncation", e))?;
         let encoder = build_session(&file("encoder_model.onnx")?, options)?;
         let (decoder, decoder_past) = match config.layout {
             DecoderLayout::Split => (
@@ -277,11 +270,35 @@ impl Seq2SeqModel {
     /// Tokenises `text` with the model's special tokens and right truncation to the
     /// manifest's `max_length` (Hugging Face `tokenizer(text, max_length=…, truncation=True)`).
     ///
+    /// T5 family: the slow `T5Tokenizer` semantics QuestEval relies on — the text's pieces
+    /// are cut to `max_length − 1` and `</s>` is appended only if the sequence does not
+    /// already end with it (a text ending in a literal `</s>` gets no second one). Other
+    /// families: the tokenizer's post-processor adds its special tokens after cutting the
+    /// text to fit.
+    ///
     /// # Errors
     /// [`Error::Tokenizer`].
     pub fn encode(&self, text: &str) -> Result<EncodedSource> {
-        let enc = self.tokenizer.encode(text, true).map_err(|e| Error::tok("encoding a source", e))?;
-        Ok(EncodedSource { ids: enc.get_ids().to_vec(), truncated: !enc.get_overflowing().is_empty() })
+        let max = self.manifest.max_length;
+        let mut enc = self.tokenizer.encode(text, false).map_err(|e| Error::tok("encoding a source", e))?;
+        if matches!(self.config.family.as_str(), "t5" | "mt5") {
+            let eos = self.config.eos_token_id;
+            let mut ids = enc.get_ids().to_vec();
+            let truncated = ids.len() > max.saturating_sub(1);
+            ids.truncate(max.saturating_sub(1));
+            if ids.last() != Some(&eos) {
+                ids.push(eos);
+            }
+            return Ok(EncodedSource { ids, truncated });
+        }
+        let n_special = self.tokenizer.get_post_processor().map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false));
+        let budget = max.saturating_sub(n_special);
+        let truncated = enc.len() > budget;
+        if truncated {
+            enc.truncate(budget, 0, tokenizers::TruncationDirection::Right);
+        }
+        let enc = self.tokenizer.post_process(enc, None, true).map_err(|e| Error::tok("adding special tokens", e))?;
+        Ok(EncodedSource { ids: enc.get_ids().to_vec(), truncated })
     }
 
     /// Decodes ids with the tokenizer's decoder. `skip_special_tokens` drops special tokens
