@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use factpico::options::TextstatFamily;
-use factpico::{Report, Scorer, ScorerOptions};
+use factpico::{Pair, Report, Scorer, ScorerOptions};
 
 use crate::input::{self, DeriveId, FieldMap, Format, Record};
 use crate::output::{self, AtomicJsonl};
@@ -100,6 +100,21 @@ pub struct ModelArgs {
     /// AlignScore mode: nli_sp (default), bin_sp, reg_sp, nli, bin, reg.
     #[arg(long)]
     pub alignscore_mode: Option<String>,
+    /// DAE: an exported DAE-2021 ELECTRA arc model directory (onnx/export_dae.py).
+    #[arg(long)]
+    pub dae_model: Option<PathBuf>,
+    /// DAE: an NLI cross-encoder directory for the zero-shot DAE-style variant.
+    #[arg(long)]
+    pub dae_nli_model: Option<PathBuf>,
+    /// DAE: pre-parsed dependency arcs keyed by row id (.conllu CoNLL-U, or .jsonl JSON arcs / CoreNLP JSON).
+    #[arg(long)]
+    pub arcs: Option<PathBuf>,
+    /// DAE: arc source: spacy (sidecar; default without --arcs), conllu or json (from --arcs).
+    #[arg(long)]
+    pub parser: Option<String>,
+    /// DAE: per-sentence (default: all sentences, ≤20 arcs each) or single-parse (reference: one parse, first 20 arcs).
+    #[arg(long)]
+    pub dae_multi_sentence: Option<String>,
     /// Pairs per ONNX batch.
     #[arg(long)]
     pub batch_size: Option<usize>,
@@ -128,6 +143,11 @@ impl ScoreArgs {
         o.sentence_spans = !self.no_sentences;
         o.models.alignscore_model = self.models.alignscore_model.clone();
         o.models.alignscore_mode = self.models.alignscore_mode.clone();
+        o.models.dae_model = self.models.dae_model.clone();
+        o.models.dae_nli_model = self.models.dae_nli_model.clone();
+        o.models.dae_arcs = self.models.arcs.clone();
+        o.models.dae_parser = self.models.parser.clone();
+        o.models.dae_multi_sentence = self.models.dae_multi_sentence.clone();
         o.models.batch_size = self.models.batch_size;
         o.models.threads = self.models.threads;
         o
@@ -231,12 +251,12 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                 );
             }
         }
-        let pairs: Vec<(&str, &str)> = ok
+        let pairs: Vec<Pair<'_>> = ok
             .iter()
             .filter_map(|(_, r)| r.as_ref().ok())
-            .map(|r| (r.source.as_str(), r.summary.as_str()))
+            .map(|r| Pair { id: &r.id, source: &r.source, summary: &r.summary })
             .collect();
-        let mut scored = scorer.score_batch(&pairs).into_iter();
+        let mut scored = scorer.score_pairs(&pairs).into_iter();
         for rec in &recs {
             let report = match rec {
                 Ok(row) => {

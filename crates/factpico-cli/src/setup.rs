@@ -21,7 +21,7 @@ pub enum SetupWhat {
 ///
 /// # Errors
 /// Download or unpack failure (the message says what to do instead).
-#[cfg(feature = "alignscore")]
+#[cfg(any(feature = "alignscore", feature = "dae"))]
 pub fn run(what: &SetupWhat) -> Result<i32> {
     match what {
         SetupWhat::Ort { home } => {
@@ -38,7 +38,7 @@ pub fn run(what: &SetupWhat) -> Result<i32> {
 ///
 /// # Errors
 /// Always: this build has no ONNX support.
-#[cfg(not(feature = "alignscore"))]
+#[cfg(not(any(feature = "alignscore", feature = "dae")))]
 pub fn run(_what: &SetupWhat) -> Result<i32> {
     anyhow::bail!("this factpico was built without model-based metrics (cargo feature `alignscore`); nothing to set up")
 }

@@ -93,6 +93,18 @@ impl MetricOutput {
     }
 }
 
+/// One input pair as metrics see it in a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pair<'a> {
+    /// Row id (`""` when the caller has none). Metrics that read per-row side
+    /// inputs (pre-parsed dependency arcs for DAE) look rows up by it.
+    pub id: &'a str,
+    /// The abstract (premise, reference, target).
+    pub source: &'a str,
+    /// The plain-language summary (hypothesis, claim, prediction).
+    pub summary: &'a str,
+}
+
 /// A factuality or readability metric over (source, summary) pairs.
 ///
 /// Implementations must be deterministic and thread-safe: the scorer calls them
@@ -113,10 +125,10 @@ pub trait Metric: Send + Sync {
 
     /// Scores many pairs; one result per input pair, in order. The default runs
     /// [`Metric::score`] on rayon's pool; model-based metrics override it to
-    /// batch (chunk, sentence) pairs across rows.
-    fn score_batch(&self, pairs: &[(&str, &str)]) -> Vec<Result<MetricOutput>> {
+    /// batch model inputs across rows.
+    fn score_batch(&self, pairs: &[Pair<'_>]) -> Vec<Result<MetricOutput>> {
         use rayon::prelude::*;
-        pairs.par_iter().map(|(s, h)| self.score(s, h)).collect()
+        pairs.par_iter().map(|p| self.score(p.source, p.summary)).collect()
     }
 }
 

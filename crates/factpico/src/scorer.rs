@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::metric::{metric_info, metric_names, Metric, MetricOutput};
+use crate::metric::{metric_info, metric_names, Metric, MetricOutput, Pair};
 use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
 use crate::{Error, Result};
 
@@ -49,6 +49,18 @@ pub struct ModelOptions {
     pub alignscore_model: Option<PathBuf>,
     /// AlignScore evaluation mode (`nli_sp` default, `bin_sp`, `reg_sp`, `nli`, `bin`, `reg`).
     pub alignscore_mode: Option<String>,
+    /// DAE: an exported DAE-2021 ELECTRA arc model directory (feature `dae`).
+    pub dae_model: Option<PathBuf>,
+    /// DAE: an NLI cross-encoder directory for the zero-shot DAE-style variant (feature `dae`).
+    pub dae_nli_model: Option<PathBuf>,
+    /// DAE: pre-parsed arcs keyed by row id (`.conllu` CoNLL-U, `.jsonl` JSON arcs / CoreNLP JSON).
+    pub dae_arcs: Option<PathBuf>,
+    /// DAE: where arcs come from: `spacy` (sidecar, default without `dae_arcs`) or `conllu` /
+    /// `json` (read from `dae_arcs`).
+    pub dae_parser: Option<String>,
+    /// DAE: `per-sentence` (default: every sentence parsed, up to 20 arcs each) or
+    /// `single-parse` (reference-exact: one parse, first 20 arcs).
+    pub dae_multi_sentence: Option<String>,
     /// Pairs per ONNX batch (default per metric).
     pub batch_size: Option<usize>,
     /// ONNX Runtime intra-op threads (default: all cores).
@@ -132,11 +144,21 @@ impl Scorer {
         self.score_batch(&[(source, summary)]).pop().unwrap_or_default()
     }
 
-    /// Scores many pairs, in parallel where metrics allow; one report per pair, in order.
+    /// Scores many (source, summary) pairs, in parallel where metrics allow;
+    /// one report per pair, in order (ids left empty).
     pub fn score_batch(&self, pairs: &[(&str, &str)]) -> Vec<Report> {
+        let rows: Vec<Pair<'_>> = pairs.iter().map(|&(source, summary)| Pair { id: "", source, summary }).collect();
+        self.score_pairs(&rows)
+    }
+
+    /// Scores many identified pairs; one report per pair, in order, with `id` set
+    /// (empty ids stay `None`). Metrics with per-row side inputs (DAE's
+    /// pre-parsed arcs) find them by id.
+    pub fn score_pairs(&self, pairs: &[Pair<'_>]) -> Vec<Report> {
         let mut reports: Vec<Report> = pairs
             .par_iter()
-            .map(|(source, summary)| Report {
+            .map(|&Pair { id, source, summary }| Report {
+                id: (!id.is_empty()).then(|| id.to_owned()),
                 sentences: self
                     .options
                     .sentence_spans
@@ -147,8 +169,8 @@ impl Scorer {
             .collect();
         // Pairs that every metric can score (non-empty on both sides).
         let mut live: Vec<usize> = Vec::with_capacity(pairs.len());
-        for (i, (source, summary)) in pairs.iter().enumerate() {
-            let reason = degenerate(source, "source").or_else(|| degenerate(summary, "summary"));
+        for (i, p) in pairs.iter().enumerate() {
+            let reason = degenerate(p.source, "source").or_else(|| degenerate(p.summary, "summary"));
             match reason {
                 Some(r) => {
                     for m in &self.metrics {
@@ -162,7 +184,7 @@ impl Scorer {
                 None => live.push(i),
             }
         }
-        let live_pairs: Vec<(&str, &str)> = live.iter().map(|&i| pairs[i]).collect();
+        let live_pairs: Vec<Pair<'_>> = live.iter().map(|&i| pairs[i]).collect();
         for m in &self.metrics {
             let outs = m.score_batch(&live_pairs);
             for (&i, out) in live.iter().zip(outs) {

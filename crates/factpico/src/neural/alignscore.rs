@@ -2,7 +2,7 @@
 
 use factpico_alignscore::{AlignScore, AlignScoreOptions, AlignScoreOutput, Mode};
 
-use crate::metric::{Metric, MetricInfo, MetricOutput};
+use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
 use crate::neural::{default_model_dir, init_error, ALIGNSCORE};
 use crate::{Error, Result, ScorerOptions};
 
@@ -82,11 +82,12 @@ impl Metric for AlignScoreMetric {
     }
 
     /// All (chunk, sentence) pairs of all rows go through the model together.
-    fn score_batch(&self, pairs: &[(&str, &str)]) -> Vec<Result<MetricOutput>> {
-        match self.scorer.score_batch(pairs) {
+    fn score_batch(&self, pairs: &[Pair<'_>]) -> Vec<Result<MetricOutput>> {
+        let rows: Vec<(&str, &str)> = pairs.iter().map(|p| (p.source, p.summary)).collect();
+        match self.scorer.score_batch(&rows) {
             Ok(outs) => outs.into_iter().map(|o| Ok(to_output(o))).collect(),
             // A batch failure: retry row by row so one bad row does not take the others down.
-            Err(_) => pairs.iter().map(|(s, h)| self.score(s, h)).collect(),
+            Err(_) => pairs.iter().map(|p| self.score(p.source, p.summary)).collect(),
         }
     }
 }

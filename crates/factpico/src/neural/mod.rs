@@ -133,12 +133,16 @@ pub(crate) fn build(
     match name {
         #[cfg(feature = "alignscore")]
         "alignscore" => Some(alignscore::build(options)),
+        #[cfg(feature = "dae")]
+        "dae" => Some(dae::build(options)),
         _ => None,
     }
 }
 
 #[cfg(feature = "alignscore")]
 mod alignscore;
+#[cfg(feature = "dae")]
+mod dae;
 
 /// `$FACTPICO_HOME/models/<name>` (default `~/.cache/factpico/models/<name>`).
 #[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
