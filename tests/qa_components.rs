@@ -106,3 +106,71 @@ fn extractive_qa_edge_cases() {
     assert!((total - 1.0).abs() < 1e-9);
     assert!(m.answer(&[("q", "c")], 0).is_err());
 }
+
+/// QAFactEval-style and cloze presets on the tiny fixtures: invariants the reference
+/// defines (filter accounting, zero kept → 0, empty source → 0, ranges, spans).
+#[test]
+fn qafacteval_and_cloze_presets_on_fixtures() {
+    use factpico_qa::{ClozeOptions, ClozeQa, QaFactEval, QaFactEvalOptions};
+    factpico_runtime::init_ort().unwrap();
+    let root = common::workspace_root().join("fixtures/models");
+    let mut o = QaFactEvalOptions::new(root.join("bart-tiny"), root.join("qa-tiny"));
+    o.session = SessionOptions::default().intra_threads(1);
+    let qf = QaFactEval::try_new(o.clone()).unwrap();
+    let pairs: Vec<common::Pair> = common::fixture_pairs();
+    let inputs: Vec<(&str, &str)> = pairs.iter().map(|p| (p.source.as_str(), p.summary.as_str())).collect();
+    let rows = qf.score_batch(&inputs).unwrap();
+    let mut generated = 0;
+    for (p, r) in pairs.iter().zip(&rows) {
+        assert_eq!(r.generated, r.questions.len());
+        assert_eq!(r.kept, r.questions.iter().filter(|q| q.consistent == Some(true)).count());
+        for v in [r.f1, r.em, r.is_answered] {
+            assert!((0.0..=1.0).contains(&v), "{}: {v}", p.id);
+        }
+        if r.kept == 0 {
+            assert_eq!((r.f1, r.em, r.is_answered), (0.0, 0.0, 0.0), "{}: zero kept questions score 0", p.id);
+        }
+        if p.source.trim().is_empty() || p.summary.trim().is_empty() {
+            assert_eq!(r.generated, 0);
+        }
+        for q in &r.questions {
+            if let Some(s) = &q.answer_span {
+                assert_eq!(&p.summary[s.clone()], q.answer);
+            }
+            if let Some(s) = &q.predicted_span {
+                assert_eq!(&p.source[s.clone()], q.predicted);
+            }
+            // Filtered questions are not answered on the source.
+            if q.consistent == Some(false) {
+                assert!(q.answered.is_none());
+            }
+            assert!(q.question.contains(char::is_alphanumeric) || q.question.is_empty());
+        }
+        assert!(r.lerc_quip.is_none());
+        generated += r.generated;
+    }
+    assert!(generated > 20, "the fixtures yield questions ({generated})");
+    // Without the filter every generated question is scored.
+    o.consistency_filter = false;
+    let plain = QaFactEval::try_new(o).unwrap().score_batch(&inputs).unwrap();
+    for r in &plain {
+        assert_eq!(r.kept, r.generated);
+    }
+    // Empty source → all zero.
+    let r = qf.score(" ", "Researchers studied 240 adults with asthma.").unwrap();
+    assert_eq!((r.f1, r.em, r.generated), (0.0, 0.0, 0));
+
+    let mut co = ClozeOptions::new(root.join("qa-tiny"));
+    co.session = SessionOptions::default().intra_threads(1);
+    let cloze = ClozeQa::try_new(co).unwrap().score_batch(&inputs).unwrap();
+    let mut n = 0;
+    for r in &cloze {
+        assert!((0.0..=1.0).contains(&r.f1) && (0.0..=1.0).contains(&r.probability));
+        for q in &r.questions {
+            assert!(q.question.contains("[MASK]"));
+        }
+        n += r.questions.len();
+    }
+    assert!(n > 20);
+    eprintln!("qa_components presets: {generated} QAFactEval questions, {n} cloze questions on {} fixture pairs", pairs.len());
+}
