@@ -20,6 +20,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_model_free;
 mod export;
 mod fixtures;
 mod ort;
@@ -80,7 +81,7 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: alignscore.
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa.
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -119,6 +120,7 @@ fn main() -> Result<()> {
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
+        Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
