@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use factpico_runtime::extractive_qa::{ExtractiveQaModel, QaPrediction};
 use factpico_runtime::generate::allennlp::AllenNlpBeamConfig;
-use factpico_runtime::seq2seq::{clean_up_tokenization, Seq2SeqModel};
+use factpico_runtime::seq2seq::{clean_up_tokenization, python_strip, Seq2SeqModel};
 use factpico_runtime::SessionOptions;
 
 use crate::answers::{AnswerCandidate, AnswerSelector, Answers};
@@ -179,7 +179,8 @@ impl QaFactEval {
             .map(|o| {
                 let ids = o.best_tokens(self.beam.end_token_id);
                 let text = self.qg.decode(&ids, false).map_err(Error::rt("decoding questions"))?;
-                Ok(clean_up_tokenization(&text).trim().to_owned())
+                // QAEval: `tokenizer.decode(ids).strip()` (Python strip, fast tokenizer: clean-up on).
+                Ok(python_strip(&clean_up_tokenization(&text)).to_owned())
             })
             .collect()
     }

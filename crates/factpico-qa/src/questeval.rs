@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use factpico_runtime::generate::GreedyConfig;
-use factpico_runtime::seq2seq::{clean_up_tokenization, Seq2SeqModel};
+use factpico_runtime::seq2seq::Seq2SeqModel;
 use factpico_runtime::SessionOptions;
 
 use crate::answers::{AnswerSelector, Answers};
@@ -309,8 +309,8 @@ impl QuestEval {
             .map_err(Error::rt("QuestEval generation"))?;
         outs.into_iter()
             .map(|o| {
-                let text = model.decode(&o.tokens, true).map_err(Error::rt("decoding"))?;
-                Ok((clean_up_tokenization(&text), o.first_step_probs.iter().map(|&p| f64::from(p)).collect()))
+                let text = model.decode_hf(&o.tokens, true, true).map_err(Error::rt("decoding"))?;
+                Ok((text, o.first_step_probs.iter().map(|&p| f64::from(p)).collect()))
             })
             .collect()
     }

@@ -310,6 +310,21 @@ impl Seq2SeqModel {
         self.tokenizer.decode(ids, skip_special_tokens).map_err(|e| Error::tok("decoding", e))
     }
 
+    /// Decodes like Hugging Face `tokenizer.decode(ids, skip_special_tokens, clean_up_tokenization_spaces)`
+    /// with the tokenizer the references used: for the T5 family the slow `T5Tokenizer`,
+    /// whose `convert_tokens_to_string` strips the result (Python `str.strip()`); then the
+    /// optional [`clean_up_tokenization`].
+    ///
+    /// # Errors
+    /// [`Error::Tokenizer`].
+    pub fn decode_hf(&self, ids: &[u32], skip_special_tokens: bool, clean_up: bool) -> Result<String> {
+        let mut text = self.decode(ids, skip_special_tokens)?;
+        if matches!(self.config.family.as_str(), "t5" | "mt5") {
+            text = python_strip(&text).to_owned();
+        }
+        Ok(if clean_up { clean_up_tokenization(&text) } else { text })
+    }
+
     /// Runs the encoder on a batch of sources (padded to the longest) and returns a decoder
     /// ready for a search over these rows.
     ///
@@ -625,6 +640,17 @@ impl DecoderStep for OrtDecoder<'_> {
     }
 }
 
+/// Python `str.isspace()` for one character: Unicode White_Space plus the information
+/// separators U+001C–U+001F.
+pub fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python `str.strip()` (no argument).
+pub fn python_strip(s: &str) -> &str {
+    s.trim_matches(is_python_space)
+}
+
 /// Hugging Face `clean_up_tokenization` (transformers `tokenization_utils_base.py`, the same in
 /// 3.0.2 and 4.46.3): removes the space before `.`, `?`, `!`, `,` and English contractions
 /// (`n't`, `'m`, `'s`, `'ve`, `'re`) and turns `" ' "` into `'`.
@@ -649,6 +675,12 @@ mod tests {
     fn clean_up_matches_hf() {
         assert_eq!(clean_up_tokenization("What is it ? It is n't , he 's ."), "What is it? It isn't, he's.");
         assert_eq!(clean_up_tokenization("a ' b"), "a'b");
+    }
+
+    #[test]
+    fn python_strip_includes_separators() {
+        assert_eq!(python_strip("\u{1e} a b\u{1f}\n"), "a b");
+        assert_eq!(python_strip("\u{a0}x"), "x");
     }
 
     #[test]
