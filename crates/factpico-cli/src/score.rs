@@ -115,6 +115,24 @@ pub struct ModelArgs {
     /// DAE: per-sentence (default: all sentences, ≤20 arcs each) or single-parse (reference: one parse, first 20 arcs).
     #[arg(long)]
     pub dae_multi_sentence: Option<String>,
+    /// QuestEval: T5 question-generation model directory.
+    #[arg(long)]
+    pub questeval_qg_model: Option<PathBuf>,
+    /// QuestEval: T5 QA model directory (with an "unanswerable" token).
+    #[arg(long)]
+    pub questeval_qa_model: Option<PathBuf>,
+    /// QAFactEval: BART question-generation model directory.
+    #[arg(long)]
+    pub qafacteval_qg_model: Option<PathBuf>,
+    /// QAFactEval and cloze: extractive QA model directory.
+    #[arg(long)]
+    pub extractive_qa_model: Option<PathBuf>,
+    /// QA metrics: answer selection: auto (spaCy sidecar when installed, else rules), spacy, rules.
+    #[arg(long)]
+    pub answers: Option<String>,
+    /// Print each row's per-question (QA metrics) and per-arc (DAE) detail to stderr.
+    #[arg(long)]
+    pub explain: bool,
     /// Pairs per ONNX batch.
     #[arg(long)]
     pub batch_size: Option<usize>,
@@ -148,6 +166,11 @@ impl ScoreArgs {
         o.models.dae_arcs = self.models.arcs.clone();
         o.models.dae_parser = self.models.parser.clone();
         o.models.dae_multi_sentence = self.models.dae_multi_sentence.clone();
+        o.models.questeval_qg_model = self.models.questeval_qg_model.clone();
+        o.models.questeval_qa_model = self.models.questeval_qa_model.clone();
+        o.models.qafacteval_qg_model = self.models.qafacteval_qg_model.clone();
+        o.models.extractive_qa_model = self.models.extractive_qa_model.clone();
+        o.models.qa_answers = self.models.answers.clone();
         o.models.batch_size = self.models.batch_size;
         o.models.threads = self.models.threads;
         o
@@ -276,6 +299,9 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                 }
                 Err(e) => skipped_row(e, &provenance),
             };
+            if args.models.explain {
+                progress.suspend(|| explain(&report));
+            }
             writer.write(&report)?;
         }
         writer.flush()?;
@@ -315,6 +341,65 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{table}")?;
     Ok(0)
+}
+
+/// Prints a row's per-question (QA metrics) and per-arc (DAE) detail to stdout.
+fn explain(r: &Report) {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "== row {} id {}{}",
+        r.row.unwrap_or(0),
+        r.id.as_deref().unwrap_or("?"),
+        r.system.as_deref().map(|x| format!(" ({x})")).unwrap_or_default()
+    );
+    if let Some(reason) = &r.skipped {
+        let _ = writeln!(s, "   skipped: {reason}");
+    }
+    let num = |v: &serde_json::Value| v.as_f64().map_or_else(|| "–".to_owned(), |x| format!("{x:.3}"));
+    for (metric, d) in &r.details {
+        if let Some(qs) = d.get("questions").and_then(|q| q.as_array()) {
+            let score = r.scores.iter().filter(|(k, _)| k.starts_with(metric.as_str())).map(|(k, v)| {
+                format!("{k}={}", v.map_or_else(|| "null".to_owned(), |x| format!("{x:.4}")))
+            });
+            let _ = writeln!(s, "-- {metric}: {} ({} questions)", score.collect::<Vec<_>>().join(" "), qs.len());
+            for q in qs {
+                let filtered = if q.get("consistent") == Some(&serde_json::Value::Bool(false)) { " [filtered]" } else { "" };
+                let _ = writeln!(
+                    s,
+                    "   [{}] Q: {} | answer: {} | other side: {} | answerability {} | F1 {}{filtered}",
+                    q["direction"].as_str().unwrap_or("?"),
+                    q["question"].as_str().unwrap_or(""),
+                    q["answer"].as_str().unwrap_or(""),
+                    q["predicted"].as_str().unwrap_or(""),
+                    num(&q["answerability"]),
+                    num(&q["f1"]),
+                );
+            }
+        }
+        if let Some(arcs) = d.get("arcs").and_then(|a| a.as_array()) {
+            let _ = writeln!(s, "-- {metric}: dae={} ({} arcs; lowest first)", num(&d["min"]), arcs.len());
+            let mut sorted: Vec<&serde_json::Value> = arcs.iter().collect();
+            sorted.sort_by(|a, b| {
+                a["probability"].as_f64().unwrap_or(0.0).total_cmp(&b["probability"].as_f64().unwrap_or(0.0))
+            });
+            for a in sorted {
+                let _ = writeln!(
+                    s,
+                    "   {}({}, {}) P(entailed) {}",
+                    a["relation"].as_str().unwrap_or("?"),
+                    a["head"].as_str().unwrap_or(""),
+                    a["child"].as_str().unwrap_or(""),
+                    num(&a["probability"])
+                );
+            }
+        }
+    }
+    for (col, reason) in &r.nulls {
+        let _ = writeln!(s, "   {col}: null ({reason})");
+    }
+    print!("{s}");
 }
 
 fn primary_columns(scorer: &Scorer) -> Vec<String> {

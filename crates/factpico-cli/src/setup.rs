@@ -21,7 +21,7 @@ pub enum SetupWhat {
 ///
 /// # Errors
 /// Download or unpack failure (the message says what to do instead).
-#[cfg(any(feature = "alignscore", feature = "dae"))]
+#[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
 pub fn run(what: &SetupWhat) -> Result<i32> {
     match what {
         SetupWhat::Ort { home } => {
@@ -38,7 +38,7 @@ pub fn run(what: &SetupWhat) -> Result<i32> {
 ///
 /// # Errors
 /// Always: this build has no ONNX support.
-#[cfg(not(any(feature = "alignscore", feature = "dae")))]
+#[cfg(not(any(feature = "alignscore", feature = "dae", feature = "qa")))]
 pub fn run(_what: &SetupWhat) -> Result<i32> {
     anyhow::bail!("this factpico was built without model-based metrics (cargo feature `alignscore`); nothing to set up")
 }

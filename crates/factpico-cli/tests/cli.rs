@@ -504,3 +504,51 @@ fn dae_through_the_cli_with_conllu_arcs_matches_goldens() {
     let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "dae", "--dae-model", "x", "--parser", "conllu"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The QA metrics through the CLI with the tiny random fixture models: QuestEval (T5 QG + QA),
+/// QAFactEval-style (BART QG + extractive QA) and cloze, rule-based answer selection (no
+/// Python), per-question detail in the rows and on `--explain`, provenance naming the
+/// selector and the graphs' sha256.
+#[cfg(feature = "qa")]
+#[test]
+fn qa_metrics_through_the_cli_with_fixture_models() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let m = root.join("fixtures/models");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("qa.jsonl");
+    let o = run(&[
+        "score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", out.to_str().unwrap(), "-q",
+        "--metrics", "questeval,qafacteval,cloze", "--answers", "rules", "--explain",
+        "--questeval-qg-model", m.join("t5-tiny-qg").to_str().unwrap(),
+        "--questeval-qa-model", m.join("t5-tiny-qa").to_str().unwrap(),
+        "--qafacteval-qg-model", m.join("bart-tiny").to_str().unwrap(),
+        "--extractive-qa-model", m.join("qa-tiny").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let explain = String::from_utf8_lossy(&o.stdout);
+    assert!(explain.contains("== row 1 id fx01 (faithful)") && explain.contains("] Q: "), "{explain}");
+    let rs = rows(&out);
+    assert_eq!(rs.len(), 12);
+    let mut questions = 0;
+    for r in &rs {
+        for col in ["questeval_f1", "questeval_f1_precision", "questeval_f1_recall", "qafacteval_f1", "qafacteval_em", "cloze_f1"] {
+            let v = r["scores"][col].as_f64().unwrap_or_else(|| panic!("{} {col}: {}", r["id"], r["scores"]));
+            assert!((0.0..=1.0).contains(&v), "{} {col} = {v}", r["id"]);
+        }
+        let q = &r["details"]["questeval"]["questions"];
+        questions += q.as_array().unwrap().len();
+        // Every question names the answer span it came from, in the text of its direction.
+        for rec in q.as_array().unwrap() {
+            let span = &rec["answer_span"];
+            assert!(span.is_null() || (span["start"].as_u64().unwrap() < span["end"].as_u64().unwrap()), "{span}");
+        }
+        let p = &r["provenance"]["metrics"]["questeval"];
+        assert_eq!(p["answers"], "rules");
+        assert_eq!(p["qg_model_sha256"].as_object().unwrap().len(), 3, "encoder + 2 decoder graphs hashed");
+    }
+    assert!(questions > 0);
+    eprintln!("qa via CLI: 12 rows, {questions} QuestEval questions");
+    // Missing models are named with their flags.
+    let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "questeval", "--answers", "rules"]);
+    assert!(stderr(&o).contains("--questeval-qg-model DIR"), "{}", stderr(&o));
+}

@@ -104,18 +104,42 @@ impl ModelDir {
         if let Some(s) = self.sha256.get() {
             return Ok(s);
         }
-        let p = self.model_path();
-        let mut f = std::fs::File::open(&p).map_err(|e| Error::io(&p, e))?;
-        let mut h = sha2::Sha256::new();
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = f.read(&mut buf).map_err(|e| Error::io(&p, e))?;
-            if n == 0 {
-                break;
-            }
-            h.update(&buf[..n]);
-        }
-        let hex = hex::encode(h.finalize());
+        let hex = file_sha256(&self.model_path())?;
         Ok(self.sha256.get_or_init(|| hex))
     }
+}
+
+/// Lower-case hex sha256 of a file, streamed in 1 MiB blocks.
+///
+/// # Errors
+/// [`Error::Io`] naming the file when it cannot be read.
+pub fn file_sha256(path: &Path) -> Result<String> {
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
+/// sha256 of every `*.onnx` file of a model directory, by file name (sorted), for
+/// provenance of multi-graph exports (seq2seq encoder/decoder graphs).
+///
+/// # Errors
+/// [`Error::Io`] when the directory or a file cannot be read.
+pub fn onnx_files_sha256(dir: &Path) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let path = entry.map_err(|e| Error::io(dir, e))?.path();
+        if path.extension().is_some_and(|e| e == "onnx") {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            out.insert(name, file_sha256(&path)?);
+        }
+    }
+    Ok(out)
 }

@@ -61,6 +61,17 @@ pub struct ModelOptions {
     /// DAE: `per-sentence` (default: every sentence parsed, up to 20 arcs each) or
     /// `single-parse` (reference-exact: one parse, first 20 arcs).
     pub dae_multi_sentence: Option<String>,
+    /// QuestEval: T5 question-generation model directory (`onnx/export_seq2seq.py --qg-prefix sv1`).
+    pub questeval_qg_model: Option<PathBuf>,
+    /// QuestEval: T5 QA model directory with an "unanswerable" token (`--role qa`).
+    pub questeval_qa_model: Option<PathBuf>,
+    /// QAFactEval: BART question-generation model directory (`<m> … </m>` answer markers).
+    pub qafacteval_qg_model: Option<PathBuf>,
+    /// QAFactEval and cloze: extractive (span) QA model directory (`onnx/export_qa.py`).
+    pub extractive_qa_model: Option<PathBuf>,
+    /// QA metrics: answer selection `auto` (default: spaCy sidecar when its Python is found,
+    /// else rules), `spacy` or `rules` (pure Rust; no Python).
+    pub qa_answers: Option<String>,
     /// Pairs per ONNX batch (default per metric).
     pub batch_size: Option<usize>,
     /// ONNX Runtime intra-op threads (default: all cores).

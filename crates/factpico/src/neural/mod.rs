@@ -56,23 +56,31 @@ pub static DAE: MetricInfo = MetricInfo {
     needs_model: true,
 };
 
-/// QuestEval registry entry.
+/// QuestEval registry entry (without its BERTScore component: `questeval_f1`).
 pub static QUESTEVAL: MetricInfo = MetricInfo {
     name: "questeval",
-    description: "QuestEval: QG on each text, QA on the other; F1/answerability (and BERTScore when configured), precision and recall averaged",
-    reference: "ThomasScialom/QuestEval 241a1aa (questeval 0.2.4), questeval/questeval_metric.py",
+    description: "QuestEval without BERTScore: T5 QG on each text, T5 QA (with answerability) on the other; token F1 and answerability, precision and recall averaged",
+    reference: "ThomasScialom/QuestEval 241a1aa (questeval 0.2.4), questeval/questeval_metric.py; list_scores=('answerability','f1')",
     columns: &[
         ColumnInfo {
-            name: "questeval",
-            description: "QuestEval with its BERTScore component (comparable to published numbers only with the reference models)",
+            name: "questeval_f1",
+            description: "(precision + recall) / 2 of QuestEval's answerability and F1 components; not comparable with published QuestEval (no BERTScore)",
             min: Some(0.0),
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: true,
         },
         ColumnInfo {
-            name: "questeval_f1",
-            description: "QuestEval without BERTScore (answerability + token F1); not comparable with published QuestEval",
+            name: "questeval_f1_precision",
+            description: "summary questions answered on the abstract (precision direction)",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
+        ColumnInfo {
+            name: "questeval_f1_recall",
+            description: "abstract questions answered on the summary (recall direction)",
             min: Some(0.0),
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
@@ -83,31 +91,58 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
     needs_model: true,
 };
 
-/// QAFactEval registry entry.
+/// QAFactEval registry entry (answer overlap; LERC-QuIP is not reproduced).
 pub static QAFACTEVAL: MetricInfo = MetricInfo {
     name: "qafacteval",
-    description: "QAFactEval-style: QG on the summary, extractive QA on the abstract, answer overlap (LERC when configured, else F1)",
-    reference: "salesforce/QAFactEval 645686a + danieldeutsch/qaeval dd72731",
+    description: "QAFactEval-style: BART QG on summary noun chunks, consistency filter, extractive QA on the abstract, answer overlap",
+    reference: "salesforce/QAFactEval 645686a + danieldeutsch/qaeval dd72731 (f1 / em keys; LERC-QuIP not reproduced)",
     columns: &[
-        ColumnInfo {
-            name: "qafacteval",
-            description: "mean LERC-style score over consistent questions (0-5, raw) when a LERC model is configured",
-            min: None,
-            max: None,
-            direction: Direction::HigherIsBetter,
-            primary: true,
-        },
         ColumnInfo {
             name: "qafacteval_f1",
             description: "mean token F1 between summary and abstract answers over consistent questions (0 for unanswered)",
             min: Some(0.0),
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
-            primary: false,
+            primary: true,
         },
         ColumnInfo {
             name: "qafacteval_em",
-            description: "mean exact match between summary and abstract answers over consistent questions",
+            description: "mean exact match over consistent questions",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
+        ColumnInfo {
+            name: "qafacteval_answered",
+            description: "fraction of consistent questions answered on the abstract",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
+    ],
+    feature: Some("qa"),
+    needs_model: true,
+};
+
+/// Cloze-question registry entry (SummaQA-style; extractive QA model only).
+pub static CLOZE: MetricInfo = MetricInfo {
+    name: "cloze",
+    description: "SummaQA-style cloze questions: summary sentences with one answer masked, answered on the abstract by an extractive QA model",
+    reference: "SummaQA idea (Scialom et al. 2019); no reference parity",
+    columns: &[
+        ColumnInfo {
+            name: "cloze_f1",
+            description: "mean token F1 between masked answers and the abstract's predictions (0 with no question)",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: true,
+        },
+        ColumnInfo {
+            name: "cloze_probability",
+            description: "mean n-best probability of the predictions",
             min: Some(0.0),
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
@@ -120,7 +155,7 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo {
 
 /// Registry entries of the model-based metrics (always listed, even when not compiled in).
 pub fn registry_entries() -> Vec<&'static MetricInfo> {
-    vec![&ALIGNSCORE, &DAE, &QUESTEVAL, &QAFACTEVAL]
+    vec![&ALIGNSCORE, &DAE, &QUESTEVAL, &QAFACTEVAL, &CLOZE]
 }
 
 /// Builds a model-based metric if it is compiled into this build; `None` otherwise.
@@ -135,6 +170,8 @@ pub(crate) fn build(
         "alignscore" => Some(alignscore::build(options)),
         #[cfg(feature = "dae")]
         "dae" => Some(dae::build(options)),
+        #[cfg(feature = "qa")]
+        "questeval" | "qafacteval" | "cloze" => Some(qa::build(name, options)),
         _ => None,
     }
 }
@@ -143,6 +180,8 @@ pub(crate) fn build(
 mod alignscore;
 #[cfg(feature = "dae")]
 mod dae;
+#[cfg(feature = "qa")]
+mod qa;
 
 /// `$FACTPICO_HOME/models/<name>` (default `~/.cache/factpico/models/<name>`).
 #[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
