@@ -68,7 +68,7 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
                 "answers": selector_name, "bertscore": null,
             });
             let inner = QuestEval::try_new(o).map_err(|e| init_error(name, e))?;
-            Ok(Box::new(QaMetric { inner: Inner::QuestEval(inner), provenance }))
+            Ok(Box::new(QaMetric { inner: Inner::QuestEval(Box::new(inner)), provenance }))
         }
         "qafacteval" => {
             let qg = require(name, &m.qafacteval_qg_model, "--qafacteval-qg-model", "a BART question-generation export")?;
@@ -87,7 +87,7 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
                 "answers": selector_name, "lerc": null,
             });
             let inner = QaFactEval::try_new(o).map_err(|e| init_error(name, e))?;
-            Ok(Box::new(QaMetric { inner: Inner::QaFactEval(inner), provenance }))
+            Ok(Box::new(QaMetric { inner: Inner::QaFactEval(Box::new(inner)), provenance }))
         }
         _ => {
             let qa = require(name, &m.extractive_qa_model, "--extractive-qa-model", "an extractive QA export")?;
@@ -103,15 +103,15 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
                 "reference": CLOZE.reference, "qa_model": qa, "qa_model_sha256": sha(name, &qa)?, "answers": selector_name,
             });
             let inner = ClozeQa::try_new(o).map_err(|e| init_error(name, e))?;
-            Ok(Box::new(QaMetric { inner: Inner::Cloze(inner), provenance }))
+            Ok(Box::new(QaMetric { inner: Inner::Cloze(Box::new(inner)), provenance }))
         }
     }
 }
 
 enum Inner {
-    QuestEval(QuestEval),
-    QaFactEval(QaFactEval),
-    Cloze(ClozeQa),
+    QuestEval(Box<QuestEval>),
+    QaFactEval(Box<QaFactEval>),
+    Cloze(Box<ClozeQa>),
 }
 
 struct QaMetric {
