@@ -20,7 +20,7 @@ pub struct DiffArgs {
     #[arg(long = "tol", value_parser = parse_tol)]
     pub tols: Vec<(String, f64)>,
     /// Absolute tolerance of columns without their own --tol.
-    #[arg(long, default_value_t = 1e-9)]
+    #[arg(long, default_value = "1e-9", value_parser = parse_nonneg)]
     pub default_tol: f64,
     /// Compare only these columns (comma-separated; default: every column in either file).
     #[arg(long, value_delimiter = ',')]
@@ -28,6 +28,14 @@ pub struct DiffArgs {
     /// Print at most this many drifted values.
     #[arg(long, default_value_t = 50)]
     pub max_print: usize,
+}
+
+fn parse_nonneg(s: &str) -> Result<f64, String> {
+    let t: f64 = s.parse().map_err(|e| format!("`{s}` is not a number: {e}"))?;
+    if t.is_nan() || t < 0.0 {
+        return Err(format!("tolerance must be a number >= 0, got {s}"));
+    }
+    Ok(t)
 }
 
 fn parse_tol(s: &str) -> Result<(String, f64), String> {
@@ -52,8 +60,14 @@ pub struct Drift {
     pub new: Option<f64>,
 }
 
+/// Rows are joined on (id, system), so files with several systems per id (FactPICO's
+/// 3 summaries per abstract) compare row by row.
 fn key(r: &Report) -> String {
-    r.id.clone().unwrap_or_else(|| format!("row-{}", r.row.unwrap_or(0)))
+    let id = r.id.clone().unwrap_or_else(|| format!("row-{}", r.row.unwrap_or(0)));
+    match &r.system {
+        Some(s) => format!("{id} [{s}]"),
+        None => id,
+    }
 }
 
 fn load(path: &std::path::Path) -> Result<BTreeMap<String, Report>> {
@@ -67,7 +81,7 @@ fn load(path: &std::path::Path) -> Result<BTreeMap<String, Report>> {
         Ok(())
     })?;
     if let Some(k) = dup {
-        bail!("{}: id `{k}` occurs more than once; ids must be unique to compare files", path.display());
+        bail!("{}: (id, system) `{k}` occurs more than once; rows must be unique to compare files", path.display());
     }
     Ok(m)
 }
@@ -80,6 +94,18 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
     let old = load(&args.old)?;
     let new = load(&args.new)?;
     let tols: BTreeMap<&str, f64> = args.tols.iter().map(|(c, t)| (c.as_str(), *t)).collect();
+    // Every column named on the command line must exist in one of the files: a gate that
+    // compares nothing must not pass.
+    let present: std::collections::BTreeSet<&str> =
+        old.values().chain(new.values()).flat_map(|r| r.scores.keys().map(String::as_str)).collect();
+    for c in args.columns.iter().map(String::as_str).chain(tols.keys().copied()) {
+        if !present.contains(c) {
+            bail!(
+                "column `{c}` is in neither file; columns are: {}",
+                present.iter().copied().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
     let only_old: Vec<&String> = old.keys().filter(|k| !new.contains_key(*k)).collect();
     let only_new: Vec<&String> = new.keys().filter(|k| !old.contains_key(*k)).collect();
     let mut drifts = Vec::new();
@@ -110,7 +136,7 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
     }
     let fmt = |v: Option<f64>| v.map_or_else(|| "null".to_owned(), |x| format!("{x}"));
     if !drifts.is_empty() {
-        println!("| id | column | old | new | |Δ| |\n|---|---|---:|---:|---:|");
+        println!("| row | column | old | new | abs. diff |\n|---|---|---:|---:|---:|");
         for d in drifts.iter().take(args.max_print) {
             let delta = match (d.old, d.new) {
                 (Some(x), Some(y)) => format!("{:.3e}", (x - y).abs()),

@@ -106,8 +106,15 @@ pub type Record = std::result::Result<InputRow, RowError>;
 /// The file cannot be opened, or (CSV/TSV) the header lacks a configured field
 /// or cannot be read.
 pub fn open(path: &Path, format: Format, fields: &FieldMap) -> Result<Box<dyn Iterator<Item = Record> + Send>> {
-    let file = File::open(path).with_context(|| format!("cannot open input file {}", path.display()))?;
-    let reader = BufReader::with_capacity(1 << 16, file);
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            bail!("input {} is a directory", path.display());
+        }
+        Box::new(File::open(path).with_context(|| format!("cannot open input file {}", path.display()))?)
+    };
+    let reader = BufReader::with_capacity(1 << 16, SkipBom { inner: raw, checked: false, pending: Vec::new() });
     Ok(match format {
         Format::Jsonl => Box::new(JsonlReader { reader, fields: fields.clone(), line: 0, row: 0 }),
         Format::Json => Box::new(json_array(reader, fields.clone())),
@@ -132,6 +139,39 @@ pub fn count_jsonl_records(path: &Path) -> Option<u64> {
             }
             Err(_) => return None,
         }
+    }
+}
+
+/// A reader that drops a leading UTF-8 byte-order mark.
+struct SkipBom<R> {
+    inner: R,
+    checked: bool,
+    pending: Vec<u8>,
+}
+
+impl<R: Read> Read for SkipBom<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.checked {
+            self.checked = true;
+            let mut head = [0u8; 3];
+            let mut n = 0;
+            while n < 3 {
+                let k = self.inner.read(&mut head[n..])?;
+                if k == 0 {
+                    break;
+                }
+                n += k;
+            }
+            let start = if head[..n] == [0xEF, 0xBB, 0xBF] { 3 } else { 0 };
+            self.pending = head[start..n].to_vec();
+        }
+        if !self.pending.is_empty() {
+            let k = self.pending.len().min(buf.len());
+            buf[..k].copy_from_slice(&self.pending[..k]);
+            self.pending.drain(..k);
+            return Ok(k);
+        }
+        self.inner.read(buf)
     }
 }
 
@@ -164,15 +204,23 @@ fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap
             None => Ok(None),
             Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
             Some(serde_json::Value::Number(n)) if name == fields.id || name == fields.system => {
-                Ok(Some(n.to_string()))
+                if n.is_i64() || n.is_u64() {
+                    Ok(Some(n.to_string()))
+                } else {
+                    Err(format!("field `{name}` must be a string or an integer, got the number {n} (quote it to keep it exact)"))
+                }
             }
             Some(serde_json::Value::Null) if !required => Ok(None),
             Some(v) => Err(format!("field `{name}` must be a string, got {}", type_name(v))),
         }
     };
-    let id = match get_str(&fields.id, fields.id_explicit) {
-        Ok(id) => id,
-        Err(e) => return Err(err(None, e)),
+    // --id-from takes precedence over an id field of the data (they are exclusive on the command line).
+    let id = match fields.derive_id {
+        Some(_) => None,
+        None => match get_str(&fields.id, fields.id_explicit) {
+            Ok(id) => id,
+            Err(e) => return Err(err(None, e)),
+        },
     };
     let source = match get_str(&fields.source, true) {
         Ok(s) => s.unwrap_or_default(),
@@ -243,11 +291,16 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
             let value: serde_json::Value = match serde_json::from_str(text) {
                 Ok(v) => v,
                 Err(e) => {
+                    let hint = if ["NaN", "Infinity"].iter().any(|t| text.contains(t)) {
+                        " (NaN and Infinity are not valid JSON; write null or a string)"
+                    } else {
+                        ""
+                    };
                     return Some(Err(RowError {
                         row,
                         id: None,
-                        message: format!("line {line}: malformed JSON: {e}"),
-                    }))
+                        message: format!("line {line}: malformed JSON: {e}{hint}"),
+                    }));
                 }
             };
             return Some(from_json(value, row, &format!("line {line}"), &self.fields));
@@ -318,7 +371,13 @@ impl<R: Read> DelimitedReader<R> {
         };
         let source = require(&fields.source, "source")?;
         let summary = require(&fields.summary, "summary")?;
-        let id = if fields.id_explicit { Some(require(&fields.id, "id")?) } else { find(&fields.id) };
+        let id = if fields.id_explicit {
+            Some(require(&fields.id, "id")?)
+        } else if fields.derive_id.is_some() {
+            None // --id-from takes precedence over an id column of the data
+        } else {
+            find(&fields.id)
+        };
         let derive = match (&fields.derive_id, id) {
             (Some(d), None) => Some((require(&d.field, "id-derivation")?, d.clone())),
             _ => None,

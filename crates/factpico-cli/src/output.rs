@@ -20,11 +20,13 @@ pub fn partial_path(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// A JSONL writer to `<out>.partial`, renamed to `<out>` by [`AtomicJsonl::finish`].
+/// A JSONL writer to `<out>.partial`, renamed to `<out>` by [`AtomicJsonl::finish`];
+/// or, for `-o -`, straight to standard output (no atomicity, no resume).
 pub struct AtomicJsonl {
-    out: PathBuf,
+    out: Option<PathBuf>,
     partial: PathBuf,
-    writer: BufWriter<File>,
+    writer: Box<dyn Write>,
+    file: Option<File>,
 }
 
 /// What a resumed run found in the partial file.
@@ -45,18 +47,30 @@ impl AtomicJsonl {
         ensure_parent(out)?;
         let partial = partial_path(out);
         let file = File::create(&partial).with_context(|| format!("cannot create {}", partial.display()))?;
-        Ok(Self { out: out.to_owned(), partial, writer: BufWriter::new(file) })
+        let writer = Box::new(BufWriter::new(file.try_clone()?));
+        Ok(Self { out: Some(out.to_owned()), partial, writer, file: Some(file) })
+    }
+
+    /// Rows go to standard output as they are scored (`-o -`).
+    pub fn stdout() -> Self {
+        Self { out: None, partial: PathBuf::new(), writer: Box::new(BufWriter::new(std::io::stdout())), file: None }
     }
 
     /// Reopens the partial file of an interrupted run for appending.
     ///
     /// `options_fingerprint` is compared with the `provenance.options` of the
-    /// rows already written: a resumed run must use the same options.
+    /// rows already written (a resumed run must use the same options); `on_row`
+    /// sees every complete row already written, in order (the caller checks that
+    /// they match the input and feeds its summary).
     ///
     /// # Errors
-    /// No partial file exists, a complete line is not a valid row, or the
-    /// options differ.
-    pub fn resume(out: &Path, options_fingerprint: &serde_json::Value) -> Result<(Self, Resumed)> {
+    /// No partial file exists, a complete line is not a valid row, the
+    /// options differ, or `on_row` fails.
+    pub fn resume(
+        out: &Path,
+        options_fingerprint: &serde_json::Value,
+        mut on_row: impl FnMut(&Report) -> Result<()>,
+    ) -> Result<(Self, Resumed)> {
         let partial = partial_path(out);
         if !partial.exists() {
             if out.exists() {
@@ -93,20 +107,21 @@ impl AtomicJsonl {
             let opts = report.provenance.get("options");
             if report.skipped.is_none() && opts != Some(options_fingerprint) {
                 bail!(
-                    "--resume: {} was written with different options; rerun without --resume (options then: {}, now: {})",
+                    "--resume: {} was written with different options ({}); rerun without --resume",
                     partial.display(),
-                    opts.map(ToString::to_string).unwrap_or_default(),
-                    options_fingerprint
+                    describe_difference(opts.unwrap_or(&serde_json::Value::Null), options_fingerprint)
                 );
             }
+            on_row(&report)?;
             rows += 1;
             good_end += n as u64;
         }
         drop(reader);
         file.set_len(good_end)?;
         file.seek(SeekFrom::End(0))?;
+        let writer = Box::new(BufWriter::new(file.try_clone()?));
         Ok((
-            Self { out: out.to_owned(), partial, writer: BufWriter::new(file) },
+            Self { out: Some(out.to_owned()), partial, writer, file: Some(file) },
             Resumed { rows_done: rows, dropped_bytes: total - good_end },
         ))
     }
@@ -134,12 +149,41 @@ impl AtomicJsonl {
     ///
     /// # Errors
     /// I/O failure.
-    pub fn finish(mut self) -> Result<PathBuf> {
+    pub fn finish(mut self) -> Result<Option<PathBuf>> {
         self.writer.flush()?;
-        self.writer.get_ref().sync_all()?;
-        std::fs::rename(&self.partial, &self.out)
-            .with_context(|| format!("cannot rename {} to {}", self.partial.display(), self.out.display()))?;
-        Ok(self.out)
+        drop(self.writer);
+        let Some(out) = self.out else { return Ok(None) };
+        if let Some(f) = &self.file {
+            f.sync_all()?;
+        }
+        std::fs::rename(&self.partial, &out)
+            .with_context(|| format!("cannot rename {} to {}", self.partial.display(), out.display()))?;
+        Ok(Some(out))
+    }
+}
+
+/// Names the option keys whose values differ between two option objects (dotted paths).
+fn describe_difference(old: &serde_json::Value, new: &serde_json::Value) -> String {
+    fn walk(prefix: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        match (a, b) {
+            (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
+                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                for k in keys {
+                    let null = serde_json::Value::Null;
+                    let p = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    walk(&p, x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null), out);
+                }
+            }
+            _ if a != b => out.push(format!("{prefix}: {a} then, {b} now")),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk("", old, new, &mut out);
+    if out.is_empty() {
+        "unknown difference".into()
+    } else {
+        out.join("; ")
     }
 }
 

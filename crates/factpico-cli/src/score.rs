@@ -23,9 +23,12 @@ pub enum OnError {
 /// Arguments of `factpico score`.
 #[derive(Debug, clap::Args)]
 pub struct ScoreArgs {
-    /// Input file: JSONL, JSON array, CSV or TSV (format from the extension, or --format).
+    /// Input file: JSONL, JSON array, CSV or TSV (format from the extension, or --format);
+    /// `-` reads standard input (needs --format).
     pub input: PathBuf,
-    /// Output JSONL file (one row per input record, same order). Default: <input stem>.scores.jsonl.
+    /// Output JSONL file (one row per input record, same order); `-` writes rows to standard
+    /// output as they are scored (the summary table then goes to standard error).
+    /// Default: <input stem>.scores.jsonl in the current directory.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Also write a CSV of id, system and every score column.
@@ -53,9 +56,9 @@ pub struct ScoreArgs {
     /// Field holding the generating system (optional in the data).
     #[arg(long, default_value = "system")]
     pub system_field: String,
-    /// Derive ids from sha256 of this field when there is no id field
+    /// Derive ids from sha256 of this field (instead of any id field of the data)
     /// (e.g. `--id-from source --id-prefix sh_ --id-hex 12` matches shaib2023's doc_id).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "id_field")]
     pub id_from: Option<String>,
     /// Prefix of derived ids.
     #[arg(long, default_value = "", requires = "id_from")]
@@ -81,9 +84,9 @@ pub struct ScoreArgs {
     /// Rows scored per block (memory bound; each block is scored in parallel, then written).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
     pub block_size: u64,
-    /// Rayon worker threads (default: all cores).
-    #[arg(long)]
-    pub jobs: Option<usize>,
+    /// Rayon worker threads (1-1024; default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
@@ -192,9 +195,14 @@ impl ScoreArgs {
     }
 }
 
+/// Default output: `<input stem>.scores.jsonl` in the current directory (never beside the
+/// input, which may be read-only or shared data).
 fn default_output(input: &Path) -> PathBuf {
-    let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
-    input.with_file_name(format!("{stem}.scores.jsonl"))
+    let stem = match input.file_stem() {
+        Some(s) if input != Path::new("-") => s.to_string_lossy().into_owned(),
+        _ => "stdin".into(),
+    };
+    PathBuf::from(format!("{stem}.scores.jsonl"))
 }
 
 fn skipped_row(e: &input::RowError, provenance: &serde_json::Value) -> Report {
@@ -207,13 +215,60 @@ fn skipped_row(e: &input::RowError, provenance: &serde_json::Value) -> Report {
     }
 }
 
+/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary).
+fn input_sha256(source: &str, summary: &str) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(source.as_bytes());
+    h.update([0u8]);
+    h.update(summary.as_bytes());
+    hex::encode(&h.finalize()[..8])
+}
+
+/// Canonical form of a path for collision checks (the path itself when it does not exist yet).
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| {
+        match (p.parent().and_then(|d| std::fs::canonicalize(if d.as_os_str().is_empty() { Path::new(".") } else { d }).ok()), p.file_name()) {
+            (Some(d), Some(f)) => d.join(f),
+            _ => p.to_owned(),
+        }
+    })
+}
+
+/// Refuses output paths that would clobber the input, each other, a directory or a special file.
+fn check_paths(args: &ScoreArgs, out: Option<&Path>) -> Result<()> {
+    let mut named: Vec<(&str, PathBuf)> = Vec::new();
+    if args.input != Path::new("-") {
+        named.push(("the input", canonical(&args.input)));
+    }
+    let outputs = [("-o", out), ("--csv", args.csv.as_deref()), ("--summary", args.summary.as_deref())];
+    for (flag, p) in outputs {
+        let Some(p) = p else { continue };
+        if let Ok(meta) = std::fs::metadata(p) {
+            if meta.is_dir() {
+                bail!("{flag} {}: is a directory; give a file path", p.display());
+            }
+            if !meta.is_file() {
+                bail!("{flag} {}: exists and is not a regular file (outputs are written to a temporary file and renamed; use `-o -` for standard output)", p.display());
+            }
+        }
+        let c = canonical(p);
+        if let Some((what, _)) = named.iter().find(|(_, q)| *q == c) {
+            bail!("{flag} {} would overwrite {what}", p.display());
+        }
+        named.push((flag, c.clone()));
+        named.push(("a temporary file", canonical(&output::partial_path(p))));
+    }
+    Ok(())
+}
+
 /// Runs `factpico score`. Returns the process exit code.
 ///
 /// # Errors
 /// Bad arguments, unreadable input, a bad row with `--on-error fail`, I/O failure.
 pub fn run(args: &ScoreArgs) -> Result<i32> {
     if let Some(j) = args.jobs {
-        rayon::ThreadPoolBuilder::new().num_threads(j).build_global().ok();
+        rayon::ThreadPoolBuilder::new().num_threads(usize::from(j)).build_global().ok();
     }
     let format = match args.format.or_else(|| Format::from_path(&args.input)) {
         Some(f) => f,
@@ -222,61 +277,107 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
             args.input.display()
         ),
     };
-    let out_path = args.output.clone().unwrap_or_else(|| default_output(&args.input));
-    if out_path == args.input {
-        bail!("the output file would overwrite the input {}", args.input.display());
+    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
+    let out_path = (!to_stdout).then(|| args.output.clone().unwrap_or_else(|| default_output(&args.input)));
+    check_paths(args, out_path.as_deref())?;
+    if to_stdout && args.resume {
+        bail!("--resume needs an output file (-o FILE), not standard output");
     }
     let scorer = Scorer::try_new(args.scorer_options())?;
     let fingerprint = scorer.provenance().get("options").cloned().unwrap_or_default();
     let mut records = input::open(&args.input, format, &args.fields())?;
 
-    let (mut writer, skip) = if args.resume {
-        let (w, r) = AtomicJsonl::resume(&out_path, &fingerprint)?;
-        if !args.quiet {
-            eprintln!(
-                "resuming: {} rows already in {} ({} bytes of an incomplete row dropped)",
-                r.rows_done,
-                output::partial_path(&out_path).display(),
-                r.dropped_bytes
-            );
-        }
-        (w, r.rows_done)
-    } else {
-        (AtomicJsonl::create(&out_path)?, 0)
+    let mut summary = Summary::new(primary_columns(&scorer));
+    let mut csv = match &args.csv {
+        Some(p) => Some(CsvOut::new(p, scorer.columns())?),
+        None => None,
     };
-    for _ in 0..skip {
-        if records.next().is_none() {
-            bail!("--resume: the partial output has more rows ({skip}) than the input; wrong input file?");
+    let mut ids = std::collections::HashSet::new();
+    let mut duplicate_ids: (u64, Option<String>) = (0, None);
+    let mut count = |r: &Report, csv: &mut Option<CsvOut>, summary: &mut Summary| -> Result<()> {
+        if let Some(id) = &r.id {
+            if !ids.insert(id.clone()) {
+                duplicate_ids.0 += 1;
+                duplicate_ids.1.get_or_insert_with(|| id.clone());
+            }
         }
-    }
+        summary.add(r);
+        if let Some(c) = csv.as_mut() {
+            c.write(r)?;
+        }
+        Ok(())
+    };
 
-    let total = if format == Format::Jsonl { input::count_jsonl_records(&args.input) } else { None };
+    let (mut writer, skip) = match (&out_path, args.resume) {
+        (Some(out), true) => {
+            // Every row already written must be the scoring of the same input record.
+            let mut done: Vec<(Option<String>, Option<String>)> = Vec::new();
+            let (w, r) = AtomicJsonl::resume(out, &fingerprint, |rep| {
+                done.push((rep.id.clone(), rep.input_sha256.clone()));
+                count(rep, &mut csv, &mut summary)
+            })?;
+            for (i, (id, hash)) in done.iter().enumerate() {
+                let n = i + 1;
+                match records.next() {
+                    None => bail!("--resume: the partial output has more rows ({}) than the input; wrong input file?", done.len()),
+                    Some(Ok(rec)) => {
+                        if id.as_deref() != Some(rec.id.as_str()) || hash.as_deref() != Some(input_sha256(&rec.source, &rec.summary).as_str()) {
+                            bail!(
+                                "--resume: input row {n} (id {}) is not the row already written as row {n} (id {}): a different input file, row order or field mapping; rerun without --resume",
+                                rec.id,
+                                id.as_deref().unwrap_or("none")
+                            );
+                        }
+                    }
+                    Some(Err(e)) => {
+                        if hash.is_some() {
+                            bail!("--resume: input row {n} cannot be read now ({}) but was scored before; wrong input file?", e.message);
+                        }
+                    }
+                }
+            }
+            if !args.quiet {
+                eprintln!(
+                    "resuming: {} rows already in {} ({} bytes of an incomplete row dropped)",
+                    r.rows_done,
+                    output::partial_path(out).display(),
+                    r.dropped_bytes
+                );
+            }
+            (w, r.rows_done)
+        }
+        (Some(out), false) => (AtomicJsonl::create(out)?, 0),
+        (None, _) => (AtomicJsonl::stdout(), 0),
+    };
+
+    let total = match format {
+        Format::Jsonl if std::fs::metadata(&args.input).is_ok_and(|m| m.is_file()) => input::count_jsonl_records(&args.input),
+        _ => None,
+    };
     let progress = progress_bar(total, args.quiet);
     progress.set_position(skip);
 
     let provenance = scorer.provenance().clone();
     let block = usize::try_from(args.block_size).unwrap_or(256);
+    let keep_note = || match &out_path {
+        Some(out) => format!("; rows before it are kept in {} (use --resume)", output::partial_path(out).display()),
+        None => String::new(),
+    };
     loop {
         let recs: Vec<Record> = records.by_ref().take(block).collect();
         if recs.is_empty() {
             break;
         }
-        let (ok, bad): (Vec<_>, Vec<_>) = recs.iter().enumerate().partition(|(_, r)| r.is_ok());
         if args.on_error == OnError::Fail {
-            if let Some((_, Err(e))) = bad.first() {
+            if let Some(Err(e)) = recs.iter().find(|r| r.is_err()) {
                 writer.flush()?;
                 progress.abandon();
-                bail!(
-                    "{} (row {}). Fix the input or pass --on-error skip; rows before it are kept in {} (use --resume)",
-                    e.message,
-                    e.row,
-                    output::partial_path(&out_path).display()
-                );
+                bail!("{} (row {}). Fix the input or pass --on-error skip{}", e.message, e.row, keep_note());
             }
         }
-        let pairs: Vec<Pair<'_>> = ok
+        let pairs: Vec<Pair<'_>> = recs
             .iter()
-            .filter_map(|(_, r)| r.as_ref().ok())
+            .filter_map(|r| r.as_ref().ok())
             .map(|r| Pair { id: &r.id, source: &r.source, summary: &r.summary })
             .collect();
         let mut scored = scorer.score_pairs(&pairs).into_iter();
@@ -287,12 +388,13 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                     rep.row = Some(row.row);
                     rep.id = Some(row.id.clone());
                     rep.system = row.system.clone();
+                    rep.input_sha256 = Some(input_sha256(&row.source, &row.summary));
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             writer.write(&rep)?;
                             writer.flush()?;
                             progress.abandon();
-                            bail!("row {} (id {}): {}: {}", row.row, row.id, err.metric, err.message);
+                            bail!("row {} (id {}): {}: {}{}", row.row, row.id, err.metric, err.message, keep_note());
                         }
                     }
                     rep
@@ -303,31 +405,13 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                 progress.suspend(|| explain(&report));
             }
             writer.write(&report)?;
+            count(&report, &mut csv, &mut summary)?;
         }
         writer.flush()?;
         progress.inc(recs.len() as u64);
     }
     progress.finish_and_clear();
     let out = writer.finish()?;
-
-    // Summary and CSV are computed from the final file, so a resumed run reports every row.
-    let columns: Vec<String> = primary_columns(&scorer);
-    let mut summary = Summary::new(columns);
-    let mut csv = match &args.csv {
-        Some(p) => Some(CsvOut::new(p, scorer.columns())?),
-        None => None,
-    };
-    let mut rows = 0u64;
-    let mut skipped = 0u64;
-    output::for_each_report(&out, |r| {
-        rows += 1;
-        skipped += u64::from(r.skipped.is_some());
-        summary.add(&r);
-        if let Some(c) = csv.as_mut() {
-            c.write(&r)?;
-        }
-        Ok(())
-    })?;
     if let Some(c) = csv {
         c.finish()?;
     }
@@ -336,10 +420,28 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         output::write_atomic(p, table.as_bytes())?;
     }
     if !args.quiet {
-        eprintln!("wrote {rows} rows ({skipped} skipped) to {}", out.display());
+        let (rows, skipped) = (summary.rows(), summary.skipped());
+        match &out {
+            Some(out) => eprintln!("wrote {rows} rows ({skipped} skipped) to {}", out.display()),
+            None => eprintln!("wrote {rows} rows ({skipped} skipped) to standard output"),
+        }
+        if rows == 0 {
+            eprintln!("warning: the input had no records");
+        }
     }
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{table}")?;
+    if duplicate_ids.0 > 0 {
+        eprintln!(
+            "warning: {} rows repeat an id seen before (first: {}); ids should be unique to join with ratings or diff",
+            duplicate_ids.0,
+            duplicate_ids.1.unwrap_or_default()
+        );
+    }
+    if to_stdout {
+        eprintln!("{table}");
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{table}")?;
+    }
     Ok(0)
 }
 

@@ -78,7 +78,19 @@ impl Summary {
         }
     }
 
-    /// Renders the table as GitHub Markdown. Cells are `mean ± sd (n)`; nulls are counted in the last column.
+    /// Rows seen (all systems).
+    pub fn rows(&self) -> u64 {
+        self.systems.get(ALL).map_or(0, |a| a.rows)
+    }
+
+    /// Skipped rows seen (all systems).
+    pub fn skipped(&self) -> u64 {
+        self.systems.get(ALL).map_or(0, |a| a.skipped)
+    }
+
+    /// Renders the table as GitHub Markdown. Cells are `mean ± sd` over the non-null values
+    /// (sample sd, n − 1); "null values" counts null cells over the shown columns; rows
+    /// without a system count only in `(all)`. `|` in system names is escaped.
     pub fn to_markdown(&self) -> String {
         let mut s = String::from("| system | rows |");
         for c in &self.columns {
@@ -95,7 +107,8 @@ impl Summary {
         }
         for name in names {
             let acc = &self.systems[name];
-            s.push_str(&format!("| {name} | {} |", acc.rows));
+            let shown = name.replace('|', "\\|").replace(['\n', '\r'], " ");
+            s.push_str(&format!("| {shown} | {} |", acc.rows));
             let mut nulls = 0;
             for c in &self.columns {
                 let a = acc.cols.get(c).copied().unwrap_or_default();

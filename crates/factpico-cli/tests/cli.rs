@@ -371,13 +371,29 @@ fn diff_detects_drift_with_tolerances() {
     let o = run(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let table = String::from_utf8(o.stdout.clone()).unwrap();
-    assert!(table.contains("| fx04 | rougeL |"), "{table}");
-    assert!(table.contains("| fx06 | delta_fkgl |") && table.contains("null vs value"), "{table}");
+    assert!(table.contains("| fx04 [unfaithful] | rougeL |"), "{table}");
+    assert!(table.contains("| fx06 [unfaithful] | delta_fkgl |") && table.contains("null vs value"), "{table}");
     assert!(stderr(&o).contains("2 drifted"), "{}", stderr(&o));
     // A loose enough tolerance on rougeL leaves only the null drift.
     let o = run(&["diff", old.to_str().unwrap(), new.to_str().unwrap(), "--tol", "rougeL=1e-5"]);
     assert!(stderr(&o).contains("1 drifted"), "{}", stderr(&o));
     let o = run(&["diff", old.to_str().unwrap(), new.to_str().unwrap(), "--tol", "rougeL=1e-5", "--columns", "rougeL"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Naming a column that exists in neither file is an error, not a pass.
+    for args in [vec!["--columns", "nosuch"], vec!["--tol", "nosuch=1"], vec!["--default-tol", "NaN"]] {
+        let mut a = vec!["diff", old.to_str().unwrap(), old.to_str().unwrap()];
+        a.extend(args.iter().copied());
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+    // Several systems per id compare row by row on (id, system).
+    let mut multi = rows(&old);
+    for (i, r) in multi.iter_mut().enumerate() {
+        r["id"] = Value::String(format!("doc{}", i / 2));
+    }
+    let multi_path = dir.path().join("multi.jsonl");
+    std::fs::write(&multi_path, multi.iter().map(|r| format!("{r}\n")).collect::<String>()).unwrap();
+    let o = run(&["diff", multi_path.to_str().unwrap(), multi_path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
@@ -551,4 +567,114 @@ fn qa_metrics_through_the_cli_with_fixture_models() {
     // Missing models are named with their flags.
     let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "questeval", "--answers", "rules"]);
     assert!(stderr(&o).contains("--questeval-qg-model DIR"), "{}", stderr(&o));
+}
+
+#[test]
+fn resume_refuses_a_different_input_or_field_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 40);
+    let out = dir.path().join("o.jsonl");
+    let partial = dir.path().join("o.jsonl.partial");
+    assert!(run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]).status.success());
+    let first10: String = std::fs::read_to_string(&out).unwrap().lines().take(10).map(|l| format!("{l}\n")).collect();
+    std::fs::remove_file(&out).unwrap();
+    // Same ids, reversed order.
+    let lines: Vec<String> = std::fs::read_to_string(&input).unwrap().lines().rev().map(str::to_owned).collect();
+    let rev = write(dir.path(), "rev.jsonl", (lines.join("\n") + "\n").as_bytes());
+    std::fs::write(&partial, &first10).unwrap();
+    let o = run(&["score", rev.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is not the row already written"), "{}", stderr(&o));
+    // Same file, source and summary swapped: ids match, texts do not.
+    std::fs::write(&partial, &first10).unwrap();
+    let o = run(&[
+        "score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume", "--source-field", "summary", "--summary-field", "source",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("field mapping"), "{}", stderr(&o));
+    // The right input resumes.
+    std::fs::write(&partial, &first10).unwrap();
+    assert!(run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume"]).status.success());
+}
+
+#[test]
+fn output_paths_never_clobber_inputs_directories_or_special_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let before = std::fs::read(&input).unwrap();
+    let o_path = dir.path().join("o.jsonl");
+    let (i, o) = (input.to_str().unwrap(), o_path.to_str().unwrap());
+    for (args, want) in [
+        (vec!["score", i, "-o", i, "-q"], "would overwrite the input"),
+        (vec!["score", i, "-o", o, "--csv", i, "-q"], "--csv"),
+        (vec!["score", i, "-o", o, "--csv", o, "-q"], "would overwrite -o"),
+        (vec!["score", i, "-o", o, "--summary", o, "-q"], "would overwrite -o"),
+        (vec!["score", i, "-o", dir.path().to_str().unwrap(), "-q"], "is a directory"),
+        (vec!["score", i, "-o", "/dev/null", "-q"], "not a regular file"),
+        (vec!["score", i, "--csv", "/dev/null", "-q"], "not a regular file"),
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(std::fs::read(&input).unwrap(), before, "the input is untouched");
+    assert!(!o_path.exists());
+}
+
+#[test]
+fn stdin_stdout_bom_nan_ids_and_jobs() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    // Standard input to standard output.
+    let mut child = bin()
+        .args(["score", "-", "--format", "jsonl", "-o", "-", "-q"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(format!("{GOOD}\n{GOOD}\n").as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = String::from_utf8(o.stdout.clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0]["scores"]["rougeL"].is_number());
+    assert!(stderr(&o).contains("| (all) | 2 |"), "table on stderr: {}", stderr(&o));
+    assert!(stderr(&o).contains("1 rows repeat an id"), "{}", stderr(&o));
+
+    // A UTF-8 byte-order mark is ignored (JSONL and JSON array).
+    let mut bom = vec![0xEF, 0xBB, 0xBF];
+    bom.extend_from_slice(format!("{GOOD}\n").as_bytes());
+    let input = write(dir.path(), "bom.jsonl", &bom);
+    let out = dir.path().join("bom.out.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut bom = vec![0xEF, 0xBB, 0xBF];
+    bom.extend_from_slice(format!("[{GOOD}]").as_bytes());
+    let input = write(dir.path(), "bom.json", &bom);
+    assert!(run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]).status.success());
+
+    // NaN in a line: the message says why.
+    let input = write(dir.path(), "nan.jsonl", br#"{"id":"a","source":"x y","summary":"x","score":NaN}"#);
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert!(stderr(&o).contains("NaN and Infinity are not valid JSON"), "{}", stderr(&o));
+
+    // Float ids are refused (they would lose precision); integer ids are kept exactly.
+    let input = write(
+        dir.path(),
+        "ids.jsonl",
+        br#"{"id":12345678901234567890,"source":"Aspirin helped.","summary":"Aspirin helped."}
+{"id":1.5,"source":"Aspirin helped.","summary":"Aspirin helped."}
+"#,
+    );
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--on-error", "skip"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    assert_eq!(rs[0]["id"], "12345678901234567890");
+    assert!(rs[1]["skipped"].as_str().unwrap().contains("must be a string or an integer"));
+
+    // --jobs 0 is refused by the argument parser.
+    let o = run(&["score", input.to_str().unwrap(), "--jobs", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--jobs"), "{}", stderr(&o));
 }

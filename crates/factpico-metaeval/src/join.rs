@@ -242,7 +242,10 @@ pub fn join(
         ratings.require_column(a)?;
     }
     let sys_name = opts.system_col.clone().unwrap_or_else(|| "system".into());
-    let (in_s, in_r) = (scores.has_column(&sys_name), ratings.has_column(&sys_name));
+    // Without an explicit --system-col, a `system` column that is empty everywhere (as in
+    // `factpico score --csv` output of data without systems) means "no systems".
+    let present = |t: &Table| if opts.system_col.is_some() { t.has_column(&sys_name) } else { t.has_values(&sys_name) };
+    let (in_s, in_r) = (present(scores), present(ratings));
     if opts.system_col.is_some() && !in_s && !in_r {
         ratings.require_column(&sys_name)?;
     }

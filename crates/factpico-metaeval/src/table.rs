@@ -236,6 +236,17 @@ impl Table {
         self.columns.iter().any(|c| c == col)
     }
 
+    /// True when the column occurs and at least one row has a non-empty, non-null cell in it
+    /// (e.g. the `system` column of a `factpico score --csv` file without systems is all empty).
+    pub fn has_values(&self, col: &str) -> bool {
+        self.has_column(col)
+            && self.rows.iter().any(|r| match r.cells.get(col) {
+                None | Some(Value::Null) => false,
+                Some(Value::String(s)) => !s.trim().is_empty(),
+                Some(_) => true,
+            })
+    }
+
     /// [`Error::MissingColumn`] unless the column occurs in the file.
     ///
     /// # Errors

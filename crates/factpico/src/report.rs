@@ -39,6 +39,10 @@ pub struct Report {
     pub row: Option<u64>,
     /// Row id (from the id field, derived, or `row-<n>`); `None` only for unreadable rows.
     pub id: Option<String>,
+    /// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary) of the scored texts: identifies
+    /// the input a row was computed from (`factpico score --resume` checks it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_sha256: Option<String>,
     /// The generating system (`system` field), when the input has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
