@@ -40,8 +40,8 @@ struct Cli {
 enum Cmd {
     /// Run the full test suite (what `.ci/run` runs).
     Test {
-        /// Extra arguments passed to `cargo test`.
-        #[arg(trailing_var_arg = true)]
+        /// Extra arguments passed to `cargo test` (e.g. `--test cli`, `-- --nocapture`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
     /// Install the ONNX Runtime library into $FACTPICO_HOME/ort (from the PyPI wheel).
@@ -112,7 +112,8 @@ fn main() -> Result<()> {
             if let Some(py) = sidecar::prepare_for_tests()? {
                 cmd.env(sidecar::PYTHON_ENV, py);
             }
-            run(cmd.args(["test", "--workspace", "--locked"]).args(args))
+            // --no-fail-fast: one failing test binary must not hide the results of the others.
+            run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
         }
         Cmd::Ort => ort::setup(),
         Cmd::Export { what } => export::export(what),

@@ -136,6 +136,10 @@ pub struct ModelArgs {
     /// Print each row's per-question (QA metrics) and per-arc (DAE) detail to stderr.
     #[arg(long)]
     pub explain: bool,
+    /// AlignScore / NLI models: maximum pair length in tokens (default: the model's; 256 for
+    /// the shared MiniLM NLI asset).
+    #[arg(long)]
+    pub max_length: Option<usize>,
     /// Pairs per ONNX batch.
     #[arg(long)]
     pub batch_size: Option<usize>,
@@ -174,6 +178,7 @@ impl ScoreArgs {
         o.models.qafacteval_qg_model = self.models.qafacteval_qg_model.clone();
         o.models.extractive_qa_model = self.models.extractive_qa_model.clone();
         o.models.qa_answers = self.models.answers.clone();
+        o.models.max_length = self.models.max_length;
         o.models.batch_size = self.models.batch_size;
         o.models.threads = self.models.threads;
         o

@@ -519,6 +519,17 @@ fn dae_through_the_cli_with_conllu_arcs_matches_goldens() {
     assert!(stderr(&o).contains("--dae-model DIR") && stderr(&o).contains("--dae-nli-model DIR"), "{}", stderr(&o));
     let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "dae", "--dae-model", "x", "--parser", "conllu"]);
     assert_eq!(o.status.code(), Some(2));
+    // A sidecar that cannot start is a setup error before any row, even with --on-error skip.
+    let model = root.join("fixtures/models/dae-tiny");
+    let o = bin()
+        .args(["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "rougeL,dae", "--on-error", "skip"])
+        .args(["--dae-model", model.to_str().unwrap(), "-o", dir.path().join("never.jsonl").to_str().unwrap()])
+        .env("FACTPICO_SIDECAR_PYTHON", "/nonexistent/python")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("sidecar"), "{}", stderr(&o));
+    assert!(!dir.path().join("never.jsonl").exists() && !dir.path().join("never.jsonl.partial").exists());
 }
 
 /// The QA metrics through the CLI with the tiny random fixture models: QuestEval (T5 QG + QA),

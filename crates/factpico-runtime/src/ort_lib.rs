@@ -91,6 +91,16 @@ pub fn check_ort_library(path: &Path) -> Result<()> {
     if !is_shared_object {
         return Err(bad("it is not a shared library (wrong magic number)".into()));
     }
+    if magic == *b"\x7fELF" {
+        if let Some(need) = elf64_min_size(&mut f) {
+            if meta.len() < need {
+                return Err(bad(format!(
+                    "it is truncated ({} bytes, its ELF headers need at least {need}); reinstall it (`factpico setup ort`)",
+                    meta.len()
+                )));
+            }
+        }
+    }
     if let Some((major, minor)) = version_from_name(path) {
         if major != 1 || minor < MIN_ORT_MINOR {
             return Err(bad(format!(
@@ -99,6 +109,23 @@ pub fn check_ort_library(path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// For a little-endian ELF64 file (cursor just after the 4-byte magic): the smallest file
+/// size its program- and section-header tables imply. Loading a truncated library can
+/// crash the process with SIGBUS, so it is refused before `dlopen`.
+fn elf64_min_size(f: &mut std::fs::File) -> Option<u64> {
+    let mut h = [0u8; 60];
+    f.read_exact(&mut h).ok()?; // bytes 4..64 of the ELF header
+    let (class, data) = (h[0], h[1]);
+    if class != 2 || data != 1 {
+        return None;
+    }
+    let u64_at = |o: usize| u64::from_le_bytes(h[o - 4..o + 4].try_into().unwrap_or([0; 8]));
+    let u16_at = |o: usize| u64::from(u16::from_le_bytes([h[o - 4], h[o - 3]]));
+    let ph_end = u64_at(0x20) + u16_at(0x36) * u16_at(0x38);
+    let sh_end = u64_at(0x28) + u16_at(0x3A) * u16_at(0x3C);
+    Some(ph_end.max(sh_end))
 }
 
 /// The newest `libonnxruntime.so.1.*` (or `.dylib`/`.dll`) directly inside `dir`, if any.
@@ -338,5 +365,20 @@ mod tests {
         std::fs::write(d.path().join("libonnxruntime_providers_shared.so"), b"\x7fELF").unwrap();
         let p = newest_in(d.path()).unwrap();
         assert!(p.ends_with("libonnxruntime.so.1.32.0"));
+    }
+
+    #[test]
+    fn truncated_elf_is_refused_before_loading() {
+        // The running test binary is a complete ELF64 file; a prefix of it is not.
+        let exe = std::fs::read("/proc/self/exe").unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let whole = d.path().join("libonnxruntime.so.1.32.0");
+        std::fs::write(&whole, &exe).unwrap();
+        assert!(check_ort_library(&whole).is_ok());
+        let cut = d.path().join("cut").join("libonnxruntime.so.1.32.0");
+        std::fs::create_dir_all(cut.parent().unwrap()).unwrap();
+        std::fs::write(&cut, &exe[..exe.len() / 2]).unwrap();
+        let err = check_ort_library(&cut).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
     }
 }

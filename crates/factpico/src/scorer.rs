@@ -72,6 +72,9 @@ pub struct ModelOptions {
     /// QA metrics: answer selection `auto` (default: spaCy sidecar when its Python is found,
     /// else rules), `spacy` or `rules` (pure Rust; no Python).
     pub qa_answers: Option<String>,
+    /// Maximum pair length in tokens for AlignScore / NLI models (default: the model
+    /// manifest's; use 256 for the shared MiniLM NLI asset, which was trained on 256).
+    pub max_length: Option<usize>,
     /// Pairs per ONNX batch (default per metric).
     pub batch_size: Option<usize>,
     /// ONNX Runtime intra-op threads (default: all cores).

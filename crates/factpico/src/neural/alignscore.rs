@@ -29,6 +29,7 @@ pub(super) fn build(options: &ScorerOptions) -> Result<Box<dyn Metric>> {
     if let Some(b) = m.batch_size {
         o.batch_size = b;
     }
+    o.max_length = m.max_length;
     if let Some(t) = m.threads {
         o.threads = t;
     }

@@ -41,6 +41,14 @@ pub(super) fn build(options: &ScorerOptions) -> Result<Box<dyn Metric>> {
         }
         (Some(other), _) => return Err(init_error("dae", format!("unknown parser {other:?} (spacy, conllu, json)"))),
     }
+    if o.parser.is_none() {
+        // Arcs from the spaCy sidecar: fail now, not on every row, when it cannot start.
+        let sidecar = factpico_nlp::sidecar::SpacySidecar::new(factpico_nlp::sidecar::SidecarConfig::default());
+        let python = sidecar.resolve_python().map_err(|e| init_error("dae", e))?;
+        if !python.exists() {
+            return Err(init_error("dae", format!("the spaCy sidecar interpreter {} does not exist; run `cargo xtask sidecar` or pass --arcs FILE", python.display())));
+        }
+    }
     if let Some(ms) = m.dae_multi_sentence.as_deref() {
         o.multi_sentence = match ms {
             "per-sentence" => MultiSentence::PerSentence,

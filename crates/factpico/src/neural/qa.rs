@@ -29,7 +29,15 @@ fn answers(choice: Option<&str>) -> Result<(AnswerSelector, &'static str)> {
     };
     match choice.unwrap_or("auto") {
         "rules" => Ok((AnswerSelector::Rules, "rules")),
-        "spacy" => Ok((spacy(), "spacy")),
+        "spacy" => {
+            // Fail now, not on every row, when the sidecar cannot start.
+            let sidecar = factpico_nlp::sidecar::SpacySidecar::new(factpico_nlp::sidecar::SidecarConfig::default());
+            let python = sidecar.resolve_python().map_err(|e| init_error("qa", e))?;
+            if !python.exists() {
+                return Err(init_error("qa", format!("the spaCy sidecar interpreter {} does not exist; run `cargo xtask sidecar` or use --answers rules", python.display())));
+            }
+            Ok((spacy(), "spacy"))
+        }
         "auto" => {
             let found = factpico_nlp::sidecar::SpacySidecar::new(factpico_nlp::sidecar::SidecarConfig::default())
                 .resolve_python()
