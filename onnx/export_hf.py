@@ -44,14 +44,17 @@ def main():
     inputs = tuple(enc[n] for n in names)
     dyn = {n: {0: "batch", 1: "sequence"} for n in names}
     dyn["logits"] = {0: "batch"}
-    torch.onnx.export(Wrapper(model, names), inputs, str(args.out / "model.onnx"), input_names=names,
+    # A fresh Module is in training mode, and torch.onnx.export restores that mode on the
+    # wrapped model afterwards (dropout would then be on in the parity check below).
+    wrapped = Wrapper(model, names).eval()
+    torch.onnx.export(wrapped, inputs, str(args.out / "model.onnx"), input_names=names,
                       output_names=["logits"], dynamic_axes=dyn, opset_version=args.opset, do_constant_folding=True)
     common.save_tokenizer_json(tok, args.out)
 
     import onnxruntime as ort
     sess = ort.InferenceSession(str(args.out / "model.onnx"), providers=["CPUExecutionProvider"])
     with torch.no_grad():
-        ref = model(**{n: enc[n] for n in names}).logits.numpy()
+        ref = wrapped(*inputs).numpy()
     got = sess.run(["logits"], {n: enc[n].numpy() for n in names})[0]
     diff = common.max_abs_diff(ref, got)
 

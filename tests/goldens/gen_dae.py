@@ -67,8 +67,10 @@ def convert_example(tok, article, summary, arcs, max_len=MAX_LEN):
     extra = 0
     if len(tokens_a) + len(tokens_b) > max_len:
         extra = len(tokens_a) + len(tokens_b) - max_len + 2
-        if extra >= len(tokens_a):
-            # the reference would cut [CLS] and exceed 512 positions; factpico reports it
+        if extra > len(tokens_a):
+            # the reference would empty tokens_a but shift positions by extra (too early or
+            # negative) and exceed 512 pieces over 512; factpico reports it. extra ==
+            # len(tokens_a) is well-formed in the reference ([SEP] summary [SEP], no [CLS]).
             return {"error": "summary_too_long", "summary_pieces": len(tokens_b)}
         tokens_a = tokens_a[:-extra]
         index_map = {k: v - extra for k, v in index_map.items()}

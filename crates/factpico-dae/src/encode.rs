@@ -12,10 +12,17 @@
 //! ```
 //! No `token_type_ids` (all zero). Padding is left to the runner (results do not depend on it).
 //!
-//! Deviations, where the reference crashes: an arc touching a word with no wordpiece
-//! (reference: `KeyError`) is reported in [`Features::skipped_arcs`] and not scored; a summary
-//! so long that truncation would remove the article's `[CLS]` (reference: garbage positions)
-//! is [`EncodeError::SummaryTooLong`].
+//! When `extra == len(tokens_a)` (the summary takes exactly `max_length - 2` pieces with its
+//! two `[SEP]`), the reference cuts the whole article **including `[CLS]`** and still gives a
+//! well-formed input (`[SEP] summary [SEP]`, positions correct); so does [`encode`].
+//!
+//! Deviations, where the reference crashes or silently breaks: an arc touching a word with no
+//! wordpiece (reference: `KeyError`) is reported in [`Features::skipped_arcs`] and not scored;
+//! a summary longer than that (`extra > len(tokens_a)`; reference: `tokens_a` emptied but
+//! positions shifted by `extra`, i.e. pointing `extra - len(tokens_a)` pieces too early or
+//! negative, and over `max_length` pieces ELECTRA fails) is [`EncodeError::SummaryTooLong`].
+//! Both were confirmed by running the reference's own `convert_examples_to_features`
+//! (`tests/goldens/crosscheck_dae_reference.py`).
 
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +53,9 @@ pub struct WordArc {
 /// Encoded model input of one (article, summary) example.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Features {
-    /// `[CLS] article [SEP] summary [SEP]` piece ids (≤ `max_length`, unpadded).
+    /// `[CLS] article [SEP] summary [SEP]` piece ids (≤ `max_length - 2` when truncated,
+    /// unpadded). Starts with `[SEP]` (no `[CLS]`) in the reference's boundary case where the
+    /// summary takes exactly `max_length - 2` pieces.
     pub input_ids: Vec<u32>,
     /// Sequence position of each scored arc's child (last piece of the child word).
     pub child_pos: Vec<usize>,
@@ -63,8 +72,10 @@ pub struct Features {
 /// Encoding failures.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EncodeError {
-    /// The summary alone does not fit: truncation would cut into `[CLS]`.
-    #[error("summary needs {summary_pieces} wordpieces; with [CLS]/[SEP] it cannot fit in {max_length}")]
+    /// The summary alone does not fit: `len(tokens_b)` (summary pieces + 2 `[SEP]`) exceeds
+    /// `max_length - 2`, where the reference's truncation would need to cut more than the
+    /// whole article including `[CLS]` and its positions would be wrong.
+    #[error("summary needs {summary_pieces} wordpieces with its [SEP]s; more than {max_length} - 2 cannot be encoded")]
     SummaryTooLong {
         /// `len(tokens_b)` (summary pieces + 2 `[SEP]`).
         summary_pieces: usize,
@@ -124,7 +135,7 @@ pub fn encode<T: WordPieces + ?Sized>(
     let mut truncated = 0;
     if tokens_a.len() + tokens_b.len() > max_length {
         let extra = tokens_a.len() + tokens_b.len() - max_length + 2;
-        if extra >= tokens_a.len() {
+        if extra > tokens_a.len() {
             return Err(EncodeError::SummaryTooLong { summary_pieces: tokens_b.len(), max_length });
         }
         tokens_a.truncate(tokens_a.len() - extra);
@@ -241,6 +252,23 @@ mod tests {
         // [CLS] [SEP] ab cd efg [SEP]; word index 1 → split position 1 = "cd" (pos 3)
         assert_eq!(f.head_pos, [3]);
         assert_eq!(f.child_pos, [2]);
+    }
+
+    #[test]
+    fn summary_of_exactly_max_minus_two_pieces_drops_cls_like_the_reference() {
+        // tokens_a = [CLS] a b c (4), tokens_b = [SEP] + 508 + [SEP] = 510
+        // → extra = 4 + 510 - 512 + 2 = 4 = len(tokens_a)
+        let s: Vec<String> = (0..508).map(|_| "abc".to_owned()).collect();
+        let arcs = [WordArc { head: 1, child: 0 }, WordArc { head: 506, child: 507 }];
+        let f = encode(&Mock, &words("a b c"), &s, &arcs, 512).unwrap();
+        assert_eq!((f.input_ids.len(), f.truncated), (510, 4));
+        assert_eq!((f.input_ids[0], f.input_ids[509]), (102, 102), "[SEP] summary [SEP], no [CLS]");
+        assert_eq!(f.child_pos, [1, 508]);
+        assert_eq!(f.head_pos, [2, 507]);
+        // one piece more: the reference's positions would point one piece too early
+        let s: Vec<String> = (0..509).map(|_| "abc".to_owned()).collect();
+        let e = encode(&Mock, &words("a b c"), &s, &[], 512).unwrap_err();
+        assert_eq!(e, EncodeError::SummaryTooLong { summary_pieces: 511, max_length: 512 });
     }
 
     #[test]
