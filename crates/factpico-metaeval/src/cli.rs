@@ -68,7 +68,7 @@ pub struct MetaEvalArgs {
     /// Levels to report.
     #[arg(long, value_enum, default_value = "both")]
     pub level: LevelArg,
-    /// Bootstrap resamples for 95% CIs (items resampled with all their systems); 0 = none.
+    /// Bootstrap resamples for 95% CIs (items resampled with all their systems); 0 = none, else at least 100.
     #[arg(long, default_value_t = 0)]
     pub bootstrap: usize,
     /// Seed of the bootstrap (and of the scatter-plot jitter).
@@ -104,7 +104,7 @@ pub struct MetaEvalArgs {
     /// Directory for NAME.md/.csv/.json (NAME from --name). Without it, the Markdown report goes to stdout.
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
-    /// File stem of the outputs.
+    /// File stem of the outputs (a plain file name: no path separators, not `.`/`..`).
     #[arg(long, default_value = "meta-eval")]
     pub name: String,
     /// Directory for plots (scatter_ASPECT and distribution_ASPECT, .svg/.png).
@@ -220,6 +220,15 @@ impl MetaEvalArgs {
         if self.aspects.is_empty() {
             return Err(invalid("--aspects", "required: the human rating columns of the ratings file, e.g. --aspects avg_pio"));
         }
+        if (1..MIN_BOOTSTRAP).contains(&self.bootstrap) {
+            return Err(invalid(
+                "--bootstrap",
+                format!(
+                    "{} resamples cannot give a percentile interval; use 0 (no intervals) or at least {MIN_BOOTSTRAP} (1000 recommended)",
+                    self.bootstrap
+                ),
+            ));
+        }
         let bootstrap = (self.bootstrap > 0).then_some(BootstrapOptions {
             n_resamples: self.bootstrap,
             confidence_level: self.confidence,
@@ -304,6 +313,7 @@ impl MetaEvalArgs {
     /// # Errors
     /// Any [`Error`] of the steps.
     pub fn execute(&self) -> Result<CliOutput> {
+        check_name(&self.name)?;
         if self.kappa {
             return self.kappa_mode();
         }
@@ -317,5 +327,57 @@ impl MetaEvalArgs {
             ));
         }
         Ok(CliOutput { markdown: out.markdown, written: out.written, warnings, result: Some(out.result) })
+    }
+}
+
+/// Smallest `--bootstrap` count accepted besides 0: with fewer resamples a 95% percentile
+/// interval is just the extremes of a handful of draws.
+pub const MIN_BOOTSTRAP: usize = 100;
+
+/// `--name` is a file stem inside `--out-dir`, never a path that leaves it.
+fn check_name(name: &str) -> Result<()> {
+    let bad = name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\'])
+        || name.chars().any(char::is_control);
+    if bad {
+        return Err(invalid(
+            "--name",
+            format!("{name:?} is not a plain file name (the outputs are --out-dir/NAME.md/.csv/.json); e.g. --name shaib"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> MetaEvalArgs {
+        let mut a = vec!["--scores", "s.jsonl", "--ratings", "r.csv", "--aspects", "avg", "--metrics", "rougeL"];
+        a.extend_from_slice(extra);
+        MetaEvalArgs::try_parse_args(a).unwrap()
+    }
+
+    #[test]
+    fn names_that_leave_the_out_dir_are_refused() {
+        for bad in ["../x", "a/b", "..", ".", "", "a\\b"] {
+            let e = args(&["--name", bad]).execute().unwrap_err();
+            assert!(e.to_string().contains("--name"), "{bad:?}: {e}");
+        }
+        // A plain name passes the check and fails later, on the missing scores file.
+        let e = args(&["--name", "shaib.v2"]).execute().unwrap_err();
+        assert!(!e.to_string().contains("--name"), "{e}");
+    }
+
+    #[test]
+    fn too_few_bootstrap_resamples_are_refused() {
+        for n in ["1", "2", "99"] {
+            let e = args(&["--bootstrap", n]).run_options().unwrap_err();
+            assert!(e.to_string().contains("--bootstrap"), "{n}: {e}");
+        }
+        assert!(args(&["--bootstrap", "0"]).run_options().unwrap().eval.bootstrap.is_none());
+        assert_eq!(args(&["--bootstrap", "100"]).run_options().unwrap().eval.bootstrap.unwrap().n_resamples, 100);
     }
 }
