@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p factpico-alignscore --example bench_alignscore -- \
 //!     MODEL_DIR PAIRS_JSON [--threads 2] [--batch-size 8] [--max-length N] [--words-per-chunk N]
+//!     [--cpu-mem-arena 0|1] [--pairs N (first N only)]
 //! ```
 //!
 //! `PAIRS_JSON` is `[[id, context, claim], ...]`. Prints one JSON object: total scoring
@@ -41,7 +42,7 @@ fn cpu_seconds() -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let model = &args[0];
-    let pairs: Vec<(String, String, String)> =
+    let mut pairs: Vec<(String, String, String)> =
         serde_json::from_str(&std::fs::read_to_string(&args[1]).unwrap()).unwrap();
     let mut opts = AlignScoreOptions { threads: 2, ..AlignScoreOptions::default() };
     let mut i = 2;
@@ -52,6 +53,8 @@ fn main() {
             "--batch-size" => opts.batch_size = v,
             "--max-length" => opts.max_length = Some(v),
             "--words-per-chunk" => opts.words_per_chunk = v,
+            "--cpu-mem-arena" => opts.session.cpu_mem_arena = v != 0,
+            "--pairs" => pairs.truncate(v),
             other => panic!("unknown option {other}"),
         }
         i += 2;
@@ -68,7 +71,7 @@ fn main() {
     let st = scorer.classifier().stats();
     let scores: Vec<Option<f64>> = out.iter().map(|o| o.score).collect();
     let json = serde_json::json!({
-        "model": model, "pairs": rows.len(), "threads": opts.threads, "batch_size": opts.batch_size,
+        "model": model, "pairs": rows.len(), "threads": opts.threads, "batch_size": opts.batch_size, "cpu_mem_arena": opts.session.cpu_mem_arena,
         "load_seconds": load_s, "seconds": secs, "cpu_seconds": cpu, "pairs_per_s": rows.len() as f64 / secs,
         "forward_seconds": st.forward_seconds, "overhead": (secs - st.forward_seconds) / secs,
         "model_pairs": st.pairs, "tokens": st.tokens, "padded_tokens": st.padded_tokens,
