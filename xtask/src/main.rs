@@ -40,7 +40,8 @@ struct Cli {
 enum Cmd {
     /// Run the full test suite (what `.ci/run` runs).
     Test {
-        /// Extra arguments passed to `cargo test` (e.g. `--test cli`, `-- --nocapture`).
+        /// Extra arguments passed to `cargo test` (e.g. `--test cli`, `-- --nocapture`); the
+        /// test harness always gets `--show-output`, so passing tests print what they compared.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -113,6 +114,13 @@ fn main() -> Result<()> {
                 cmd.env(sidecar::PYTHON_ENV, py);
             }
             // --no-fail-fast: one failing test binary must not hide the results of the others.
+            // --show-output: the golden/parity tests print what they compared (counts), and
+            // that evidence belongs in CI's log, not only in failures.
+            let mut args = args;
+            match args.iter().position(|a| a == "--") {
+                Some(i) => args.insert(i + 1, "--show-output".into()),
+                None => args.extend(["--".into(), "--show-output".into()]),
+            }
             run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
         }
         Cmd::Ort => ort::setup(),
