@@ -362,6 +362,9 @@ impl<R: Read> DelimitedReader<R> {
         let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(true).from_reader(reader);
         let headers = rdr.byte_headers().context("cannot read the header row")?.clone();
         let names: Vec<String> = headers.iter().map(|h| String::from_utf8_lossy(h).trim_start_matches('\u{feff}').to_owned()).collect();
+        if names.iter().all(String::is_empty) {
+            bail!("the input is empty: a CSV/TSV file needs a header row naming its columns (e.g. id,source,summary)");
+        }
         let find = |name: &str| names.iter().position(|h| h == name);
         let require = |name: &str, what: &str| -> Result<usize> {
             match find(name) {

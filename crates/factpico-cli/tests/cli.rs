@@ -179,6 +179,22 @@ fn invalid_utf8_jsonl_and_csv() {
 }
 
 #[test]
+fn empty_csv_is_a_clear_error_and_a_header_only_csv_zero_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.csv", b"");
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", empty.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the input is empty"), "{}", stderr(&o));
+    assert!(!out.exists(), "no output for an input that cannot be read");
+    let header = write(dir.path(), "header.csv", b"id,source,summary\n");
+    let o = run(&["score", header.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no records"), "{}", stderr(&o));
+    assert_eq!(rows(&out).len(), 0);
+}
+
+#[test]
 fn empty_whitespace_and_punctuation_texts_are_documented_nulls() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o.jsonl");
