@@ -14,12 +14,16 @@
 //! 5. kept questions are answered on the source with the extractive model
 //!    ([`ExtractiveQaModel`], SQuAD v2 post-processing); `is_answered`, and EM/F1 against
 //!    the gold answer when answered, else 0;
-//! 6. per summary, the mean of each metric over kept questions; **zero kept questions → all
+//! 6. with a LERC-QuIP model ([`QaFactEvalOptions::lerc_model`], [`crate::lerc`]): per kept
+//!    question answered on the source, the regression score of
+//!    `"{question} <q> {gold} <r> {prediction} <c> {source}"` (cut to 512 tokens from the
+//!    end), 0 when unanswered — the reference's headline `lerc_quip` (≈ 0–5, raw);
+//! 7. per summary, the mean of each metric over kept questions; **zero kept questions → all
 //!    metrics 0** (indistinguishable from "all wrong", as in the reference).
 //!
-//! Not reproduced: the LERC-QuIP answer-overlap regressor (the reference's headline
-//! `lerc_quip` score, 0–5). This preset reports `qafacteval_f1` / `qafacteval_em` /
-//! `is_answered`; `lerc_quip` is `None`.
+//! This preset reports `qafacteval_f1` / `qafacteval_em` / `is_answered`, and `lerc_quip`
+//! plus `lerc_quip_normalized = clamp(lerc_quip, 0, 5) / 5` when a LERC-QuIP model is given
+//! (else `None`).
 //!
 //! Cloze mode ([`ClozeQa`], SummaQA-style): each summary answer is masked in its sentence
 //! (`[MASK]`), the masked sentence is the question, answered on the source by the
@@ -36,6 +40,7 @@ use factpico_runtime::SessionOptions;
 
 use crate::answers::{AnswerCandidate, AnswerSelector, Answers};
 use crate::error::{Error, Result};
+use crate::lerc::{lerc_quip_input, normalize_lerc_quip, LercQuip};
 use crate::report::{Direction, QuestionRecord, RowProvenance};
 use crate::squad::{exact_match, token_f1};
 
@@ -51,6 +56,9 @@ pub struct QaFactEvalOptions {
     pub qg_model: PathBuf,
     /// Extractive QA model (`onnx/export_qa.py`; reference: ELECTRA-large SQuAD 2.0).
     pub qa_model: PathBuf,
+    /// LERC-QuIP regressor (`onnx/export_hf.py` on QAFactEval's `quip-512-mocha`). `None`:
+    /// `lerc_quip` is not computed.
+    pub lerc_model: Option<PathBuf>,
     /// Answer selection (spaCy sidecar for parity; rules otherwise).
     pub answers: AnswerSelector,
     /// AllenNLP beam settings; `None`: QAEval's (beam 4, 100 steps, start = the manifest's
@@ -72,6 +80,7 @@ impl QaFactEvalOptions {
         Self {
             qg_model: qg_model.into(),
             qa_model: qa_model.into(),
+            lerc_model: None,
             answers: AnswerSelector::Rules,
             beam: None,
             consistency_threshold: 0.60,
@@ -91,7 +100,8 @@ pub struct QaFactEvalRow {
     pub em: f64,
     /// Fraction of kept questions answered on the source, `[0, 1]`.
     pub is_answered: f64,
-    /// LERC-QuIP mean (0–5, raw): not computed by this version (`None`).
+    /// LERC-QuIP mean over kept questions (raw, ≈ 0–5, not clipped; 0 for unanswered
+    /// questions and with no kept question); `None` without a LERC-QuIP model.
     pub lerc_quip: Option<f64>,
     /// `min(max(lerc_quip, 0), 5) / 5`, when `lerc_quip` is present.
     pub lerc_quip_normalized: Option<f64>,
@@ -110,6 +120,7 @@ pub struct QaFactEvalRow {
 pub struct QaFactEval {
     qg: Seq2SeqModel,
     qa: ExtractiveQaModel,
+    lerc: Option<LercQuip>,
     beam: AllenNlpBeamConfig,
     opts: QaFactEvalOptions,
 }
@@ -132,13 +143,18 @@ impl QaFactEval {
     /// # Errors
     /// [`Error::InvalidOption`] (batch size 0, threshold outside `[0, 1]`),
     /// [`Error::Runtime`] for model directories, [`Error::IncompatibleModel`] when the QG
-    /// tokenizer lacks `<m>`/`</m>` or the manifest has no BOS token.
+    /// tokenizer lacks `<m>`/`</m>`, the manifest has no BOS token or the LERC-QuIP model
+    /// has more than one output value.
     pub fn try_new(opts: QaFactEvalOptions) -> Result<Self> {
         if opts.batch_size == 0 || !(0.0..=1.0).contains(&opts.consistency_threshold) {
             return Err(Error::InvalidOption("batch_size must be ≥ 1 and the threshold in [0, 1]".into()));
         }
         let qg = Seq2SeqModel::load(&opts.qg_model, &opts.session).map_err(Error::rt("QAFactEval QG model"))?;
         let qa = ExtractiveQaModel::load(&opts.qa_model, &opts.session).map_err(Error::rt("QAFactEval QA model"))?;
+        let lerc = match &opts.lerc_model {
+            Some(dir) => Some(LercQuip::load(dir, &opts.session)?),
+            None => None,
+        };
         let path = opts.qg_model.display().to_string();
         for t in [SPAN_START, SPAN_END] {
             if qg.token_to_id(t).is_none() {
@@ -159,7 +175,7 @@ impl QaFactEval {
                 AllenNlpBeamConfig { start_token_id: bos, end_token_id: c.eos_token_id, ..AllenNlpBeamConfig::qaeval_bart() }
             }
         };
-        Ok(Self { qg, qa, beam, opts })
+        Ok(Self { qg, qa, lerc, beam, opts })
     }
 
     /// Generates one question per marked sentence (QAEval `QuestionGenerationModel`).
@@ -260,11 +276,27 @@ impl QaFactEval {
             kept.iter().map(|&(i, jj)| (questions[jobs[i][jj].1].as_str(), items[i].0)).collect();
         let src_preds = self.qa.answer(&src_inputs, self.opts.batch_size).map_err(Error::rt("QA on the source"))?;
         let src_pred: HashMap<(usize, usize), &QaPrediction> = kept.iter().copied().zip(&src_preds).collect();
-        // 4. Aggregate.
+        // 4. LERC-QuIP on kept questions answered on the source.
+        let mut lerc: HashMap<(usize, usize), f64> = HashMap::new();
+        if let Some(model) = &self.lerc {
+            let answered: Vec<(usize, usize)> =
+                kept.iter().copied().filter(|k| src_pred.get(k).is_some_and(|p| p.is_answered())).collect();
+            let inputs: Vec<String> = answered
+                .iter()
+                .map(|&(i, jj)| {
+                    let (ci, k) = jobs[i][jj];
+                    let p = src_pred[&(i, jj)];
+                    lerc_quip_input(&questions[k], &items[i].2.candidates[ci].text, &p.text, items[i].0)
+                })
+                .collect();
+            let scores = model.score(&inputs, self.opts.batch_size)?;
+            lerc = answered.into_iter().zip(scores).collect();
+        }
+        // 5. Aggregate.
         let mut rows = Vec::with_capacity(items.len());
         for (i, (_, _, ans)) in items.iter().enumerate() {
             let mut records = Vec::new();
-            let (mut f1s, mut ems, mut answered) = (0.0, 0.0, 0.0);
+            let (mut f1s, mut ems, mut answered, mut lercs) = (0.0, 0.0, 0.0, 0.0);
             let mut n_kept = 0usize;
             for (jj, &(ci, k)) in jobs[i].iter().enumerate() {
                 let c = &ans.candidates[ci];
@@ -275,11 +307,13 @@ impl QaFactEval {
                     Some(p) if is_ans => (token_f1(&c.text, &p.text), exact_match(&c.text, &p.text)),
                     _ => (0.0, 0.0),
                 };
+                let lerc_q = (keep && self.lerc.is_some()).then(|| lerc.get(&(i, jj)).copied().unwrap_or(0.0));
                 if keep {
                     n_kept += 1;
                     f1s += f1;
                     ems += em;
                     answered += if is_ans { 1.0 } else { 0.0 };
+                    lercs += lerc_q.unwrap_or(0.0);
                 }
                 records.push(QuestionRecord {
                     direction: Direction::SummaryToSource,
@@ -297,16 +331,19 @@ impl QaFactEval {
                     em: Some(em),
                     consistent: self.opts.consistency_filter.then_some(keep),
                     self_answer: self.opts.consistency_filter.then_some(self_answer),
+                    bertscore: None,
+                    lerc_quip: lerc_q,
                 });
             }
             let n = n_kept as f64;
             let mean = |x: f64| if n_kept == 0 { 0.0 } else { x / n };
+            let lerc_quip = self.lerc.is_some().then(|| mean(lercs));
             rows.push(QaFactEvalRow {
                 f1: mean(f1s),
                 em: mean(ems),
                 is_answered: mean(answered),
-                lerc_quip: None,
-                lerc_quip_normalized: None,
+                lerc_quip,
+                lerc_quip_normalized: lerc_quip.map(normalize_lerc_quip),
                 generated: jobs[i].len(),
                 kept: n_kept,
                 questions: records,
@@ -426,6 +463,8 @@ impl ClozeQa {
                 em: Some(exact_match(&c.text, &p.text)),
                 consistent: None,
                 self_answer: None,
+                bertscore: None,
+                lerc_quip: None,
             });
         }
         Ok(per

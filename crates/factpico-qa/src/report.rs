@@ -55,6 +55,15 @@ pub struct QuestionRecord {
     pub consistent: Option<bool>,
     /// The answer on its own text (QAFactEval's filter), when computed.
     pub self_answer: Option<String>,
+    /// QuestEval with a BERTScore model: BERTScore F1 between `predicted` and `answer`
+    /// (raw, before QuestEval's clamp to `[0, 1]`).
+    #[serde(default)]
+    pub bertscore: Option<f64>,
+    /// QAFactEval with a LERC-QuIP model: the raw regression score (≈ 0–5) of a kept
+    /// question answered on the source, `Some(0.0)` when unanswered; `None` for filtered
+    /// questions or without the model.
+    #[serde(default)]
+    pub lerc_quip: Option<f64>,
 }
 
 /// Where the answers of a row came from, per text.

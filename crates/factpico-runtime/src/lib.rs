@@ -21,9 +21,11 @@
 //! ```
 mod error;
 pub mod dae;
+pub mod embed;
 pub mod extractive_qa;
 pub mod generate;
 pub mod seq2seq;
+pub mod sequence;
 mod manifest;
 mod model;
 mod ort_lib;

@@ -32,6 +32,9 @@ pub enum ModelTask {
     ExtractiveQa,
     /// Any other sequence(-pair) classifier.
     SequenceClassification,
+    /// Per-token hidden states of an encoder cut after a given layer (BERTScore;
+    /// `onnx/export_embedding.py`, read by [`crate::embed::TokenEmbedder`]).
+    TokenEmbedding,
 }
 
 /// Truncation strategy for a (premise, hypothesis) pair, with Hugging Face tokenizers'

@@ -1,0 +1,323 @@
+//! Single-sequence models: one text per row (no pair template), tokenised with the model's
+//! special tokens and cut from the right to the manifest's `max_length` — Hugging Face
+//! `tokenizer(text, max_length=N, truncation=True)` for one sequence — dynamically padded,
+//! run in length-sorted batches.
+//!
+//! * [`SequenceClassifier`]: a sequence-level head (`logits` `[batch, k]`), e.g. the
+//!   LERC-QuIP regressor of QAFactEval (1 output) exported with `onnx/export_hf.py`.
+//! * [`crate::embed::TokenEmbedder`] (per-token hidden states) shares the encoding and
+//!   batching code.
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use tokenizers::utils::truncation::TruncationDirection;
+use tokenizers::{PostProcessor, Tokenizer};
+
+use crate::error::{Error, Result};
+use crate::manifest::ModelManifest;
+use crate::model::ModelDir;
+use crate::session::{build_session, SessionOptions};
+
+/// One tokenised text with special tokens, at most `max_length` ids long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedSequence {
+    /// Token ids, special tokens included (BERT: `[CLS] … [SEP]`; RoBERTa: `<s> … </s>`).
+    pub ids: Vec<u32>,
+    /// Text tokens removed from the end to fit `max_length` (0 when it fitted).
+    pub truncated: usize,
+}
+
+/// Tokeniser half of a single-sequence model (padding and truncation of `tokenizer.json`
+/// disabled; factpico truncates itself).
+#[derive(Debug)]
+pub(crate) struct SingleEncoder {
+    tokenizer: Tokenizer,
+    n_added: usize,
+    max_length: usize,
+}
+
+impl SingleEncoder {
+    pub(crate) fn load(dir: &ModelDir) -> Result<Self> {
+        let path = dir.tokenizer_path();
+        let mut tokenizer = Tokenizer::from_file(&path).map_err(|e| Error::InvalidModel {
+            path: path.clone(),
+            reason: format!("not a Hugging Face tokenizers file ({e}); re-export the model"),
+        })?;
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(|e| Error::tok("disabling tokenizer.json truncation", e))?;
+        let n_added = tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(false));
+        let max_length = dir.manifest().max_length;
+        if max_length <= n_added {
+            return Err(Error::InvalidModel {
+                path: dir.path().join(crate::manifest::MANIFEST_FILE),
+                reason: format!("max_length {max_length} leaves no room for text"),
+            });
+        }
+        Ok(Self { tokenizer, n_added, max_length })
+    }
+
+    pub(crate) fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// `tokenizer.encode(text, add_special_tokens=True, max_length, truncation=True)`.
+    pub(crate) fn encode(&self, text: &str) -> Result<EncodedSequence> {
+        let mut enc = self.tokenizer.encode(text, false).map_err(|e| Error::tok("encoding a text", e))?;
+        let room = self.max_length - self.n_added;
+        let n = enc.get_ids().len();
+        let truncated = n.saturating_sub(room);
+        if truncated > 0 {
+            enc.truncate(room, 0, TruncationDirection::Right);
+        }
+        let enc = self.tokenizer.post_process(enc, None, true).map_err(|e| Error::tok("adding special tokens", e))?;
+        Ok(EncodedSequence { ids: enc.get_ids().to_vec(), truncated })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Ids,
+    Mask,
+    TypeIds,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Session pool + input roles of a single-sequence graph.
+#[derive(Debug)]
+pub(crate) struct Runner {
+    model_path: PathBuf,
+    inputs: Vec<(String, Role)>,
+    pad: i64,
+    max_length: usize,
+    sessions: Vec<Mutex<ort::session::Session>>,
+    next: AtomicUsize,
+}
+
+impl Runner {
+    /// Loads the graph; every input must be `input_ids`, `attention_mask` or `token_type_ids`
+    /// (fed zeros). The output read is `output` when given (it must exist), else `logits` when
+    /// the graph has it, else the graph's first output; its name is returned.
+    pub(crate) fn load(dir: &ModelDir, options: &SessionOptions, output: Option<&str>) -> Result<(Self, String)> {
+        let model_path = dir.model_path();
+        let mut sessions = Vec::with_capacity(options.sessions.max(1));
+        for _ in 0..options.sessions.max(1) {
+            sessions.push(build_session(&model_path, options)?);
+        }
+        let first = &sessions[0];
+        let mut inputs = Vec::new();
+        for o in first.inputs() {
+            let role = match o.name() {
+                "input_ids" => Role::Ids,
+                "attention_mask" => Role::Mask,
+                "token_type_ids" => Role::TypeIds,
+                other => {
+                    return Err(Error::InvalidModel {
+                        path: model_path,
+                        reason: format!(
+                            "graph input {other:?} is not supported (expected input_ids, attention_mask, \
+                             token_type_ids); export the model with the onnx/ scripts"
+                        ),
+                    })
+                }
+            };
+            inputs.push((o.name().to_owned(), role));
+        }
+        if !inputs.iter().any(|(_, r)| *r == Role::Ids) {
+            return Err(Error::InvalidModel { path: model_path, reason: "the graph has no input_ids input".into() });
+        }
+        let outs: Vec<String> = first.outputs().iter().map(|o| o.name().to_owned()).collect();
+        let output = match output {
+            Some(o) if outs.iter().any(|n| n == o) => o.to_owned(),
+            Some(o) => {
+                return Err(Error::InvalidModel {
+                    path: model_path,
+                    reason: format!("the graph has no {o:?} output (it has {outs:?}); re-export the directory"),
+                })
+            }
+            None if outs.iter().any(|n| n == "logits") => "logits".to_owned(),
+            None => outs.first().cloned().ok_or_else(|| Error::InvalidModel {
+                path: model_path.clone(),
+                reason: "the graph has no output".into(),
+            })?,
+        };
+        let runner = Self {
+            model_path,
+            inputs,
+            pad: dir.manifest().pad_token_id,
+            max_length: dir.manifest().max_length,
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
+            next: AtomicUsize::new(0),
+        };
+        Ok((runner, output))
+    }
+
+    fn take_session(&self) -> MutexGuard<'_, ort::session::Session> {
+        let n = self.sessions.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
+        for k in 0..n {
+            if let Ok(g) = self.sessions[(start + k) % n].try_lock() {
+                return g;
+            }
+        }
+        lock(&self.sessions[start])
+    }
+
+    /// Checks lengths: every sequence non-empty and at most `max_length` ids.
+    pub(crate) fn check(&self, seqs: &[&[u32]], batch_size: usize) -> Result<()> {
+        if batch_size == 0 {
+            return Err(Error::InvalidArgument("batch_size must be at least 1".into()));
+        }
+        for (k, s) in seqs.iter().enumerate() {
+            if s.is_empty() || s.len() > self.max_length {
+                return Err(Error::InvalidArgument(format!(
+                    "sequence {k} has {} ids; 1..={} are accepted (encode texts with the model's encode())",
+                    s.len(),
+                    self.max_length
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `seqs` in batches of at most `batch_size`, longest first, padded to the longest
+    /// of each batch; calls `take(index, row_shape_tail, row_data)` for every sequence.
+    pub(crate) fn run(
+        &self,
+        seqs: &[&[u32]],
+        batch_size: usize,
+        output: &str,
+        mut take: impl FnMut(usize, &[i64], &[f32]) -> Result<()>,
+    ) -> Result<()> {
+        self.check(seqs, batch_size)?;
+        let mut order: Vec<usize> = (0..seqs.len()).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(seqs[i].len()), i));
+        for chunk in order.chunks(batch_size) {
+            let b = chunk.len();
+            let l = chunk.iter().map(|&i| seqs[i].len()).max().unwrap_or(1);
+            let mut ids = vec![self.pad; b * l];
+            let mut mask = vec![0i64; b * l];
+            for (r, &i) in chunk.iter().enumerate() {
+                let s = seqs[i];
+                for (d, v) in ids[r * l..r * l + s.len()].iter_mut().zip(s) {
+                    *d = i64::from(*v);
+                }
+                mask[r * l..r * l + s.len()].fill(1);
+            }
+            let mut feed: Vec<(String, ort::value::DynValue)> = Vec::with_capacity(self.inputs.len());
+            for (name, role) in &self.inputs {
+                let v = match role {
+                    Role::Ids => ids.clone(),
+                    Role::Mask => mask.clone(),
+                    Role::TypeIds => vec![0i64; b * l],
+                };
+                let t = ort::value::Tensor::from_array(([b, l], v)).map_err(|e| Error::ort("creating an input tensor", e))?;
+                feed.push((name.clone(), t.into_dyn()));
+            }
+            let mut session = self.take_session();
+            let outputs = session.run(feed).map_err(|e| Error::ort("running the model", e))?;
+            let value = outputs
+                .get(output)
+                .ok_or_else(|| Error::ort("reading outputs", format!("the graph produced no output {output:?}")))?;
+            let (shape, data) =
+                value.try_extract_tensor::<f32>().map_err(|e| Error::ort(format!("reading output {output:?} as f32"), e))?;
+            if shape.first().copied() != Some(b as i64) || data.len() % b != 0 {
+                return Err(Error::ort(
+                    format!("reading output {output:?} of {}", self.model_path.display()),
+                    format!("shape {:?} does not start with the batch size {b}", &shape[..]),
+                ));
+            }
+            let per = data.len() / b;
+            for (r, &i) in chunk.iter().enumerate() {
+                take(i, &shape[1..], &data[r * per..(r + 1) * per])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A single-sequence classifier / regressor over a model directory (`model.onnx` with an
+/// output `[batch, k]`, `tokenizer.json`, `factpico.json` or a Hugging Face `config.json`),
+/// e.g. QAFactEval's LERC-QuIP (`AutoModelForSequenceClassification`, 1 output) exported
+/// with `onnx/export_hf.py`. Texts are encoded one at a time with the tokenizer's
+/// single-sequence template and cut from the right to the manifest's `max_length`.
+///
+/// `Send + Sync`. Results do not depend on the batch size beyond float noise (≤ 1e-5).
+#[derive(Debug)]
+pub struct SequenceClassifier {
+    dir: ModelDir,
+    enc: SingleEncoder,
+    runner: Runner,
+    output: String,
+}
+
+impl SequenceClassifier {
+    /// Opens and loads a model directory. The output read is the manifest's first output
+    /// (`logits` for `onnx/export_hf.py`); with an inferred manifest, `logits` if the graph has
+    /// it, else the graph's first output.
+    ///
+    /// # Errors
+    /// [`Error::MissingFile`], [`Error::InvalidModel`] (unsupported graph inputs, missing
+    /// output, unreadable tokenizer), ONNX Runtime library errors.
+    pub fn load(dir: impl AsRef<Path>, options: &SessionOptions) -> Result<Self> {
+        let dir = ModelDir::open(dir)?;
+        let enc = SingleEncoder::load(&dir)?;
+        let (runner, output) = Runner::load(&dir, options, dir.manifest().outputs.first().map(String::as_str))?;
+        Ok(Self { dir, enc, runner, output })
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> &ModelManifest {
+        self.dir.manifest()
+    }
+    /// The model directory (path, sha256 of `model.onnx`).
+    pub fn model_dir(&self) -> &ModelDir {
+        &self.dir
+    }
+    /// Name of the output read.
+    pub fn output_name(&self) -> &str {
+        &self.output
+    }
+    /// The underlying tokenizer (padding and truncation disabled).
+    pub fn tokenizer(&self) -> &Tokenizer {
+        self.enc.tokenizer()
+    }
+
+    /// Tokenises one text with special tokens, cut from the right to `max_length`.
+    ///
+    /// # Errors
+    /// [`Error::Tokenizer`].
+    pub fn encode(&self, text: &str) -> Result<EncodedSequence> {
+        self.enc.encode(text)
+    }
+
+    /// Runs encoded sequences (each 1..=`max_length` ids) in batches of at most
+    /// `batch_size`; returns the output row of each sequence, input order (raw values, no
+    /// softmax).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for `batch_size == 0` or a sequence of bad length;
+    /// [`Error::Ort`].
+    pub fn run(&self, seqs: &[&[u32]], batch_size: usize) -> Result<Vec<Vec<f32>>> {
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); seqs.len()];
+        self.runner.run(seqs, batch_size, &self.output, |i, _, row| {
+            out[i] = row.to_vec();
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Encodes and runs texts; returns (output row, tokens truncated) per text.
+    ///
+    /// # Errors
+    /// As [`SequenceClassifier::encode`] and [`SequenceClassifier::run`].
+    pub fn classify(&self, texts: &[&str], batch_size: usize) -> Result<Vec<(Vec<f32>, usize)>> {
+        let enc: Vec<EncodedSequence> = texts.iter().map(|t| self.encode(t)).collect::<Result<_>>()?;
+        let refs: Vec<&[u32]> = enc.iter().map(|e| e.ids.as_slice()).collect();
+        let rows = self.run(&refs, batch_size)?;
+        Ok(rows.into_iter().zip(enc.iter().map(|e| e.truncated)).collect())
+    }
+}
