@@ -124,9 +124,18 @@ pub struct ModelArgs {
     /// QuestEval: T5 QA model directory (with an "unanswerable" token).
     #[arg(long)]
     pub questeval_qa_model: Option<PathBuf>,
+    /// QuestEval: BERTScore token-embedding model directory (onnx/export_embedding.py; reference:
+    /// bert-base-multilingual-cased, layer 9). Adds the `questeval*` columns (all three
+    /// components, as published); without it they are null and only `questeval_f1*` are computed.
+    #[arg(long)]
+    pub bertscore_model: Option<PathBuf>,
     /// QAFactEval: BART question-generation model directory.
     #[arg(long)]
     pub qafacteval_qg_model: Option<PathBuf>,
+    /// QAFactEval: LERC-QuIP regressor directory (onnx/export_hf.py on quip-512-mocha). Adds
+    /// `qafacteval_lerc` (raw, about 0-5) and `qafacteval_lerc_norm` ([0, 1]); null without it.
+    #[arg(long)]
+    pub lerc_model: Option<PathBuf>,
     /// QAFactEval and cloze: extractive QA model directory.
     #[arg(long)]
     pub extractive_qa_model: Option<PathBuf>,
@@ -175,7 +184,9 @@ impl ScoreArgs {
         o.models.dae_multi_sentence = self.models.dae_multi_sentence.clone();
         o.models.questeval_qg_model = self.models.questeval_qg_model.clone();
         o.models.questeval_qa_model = self.models.questeval_qa_model.clone();
+        o.models.bertscore_model = self.models.bertscore_model.clone();
         o.models.qafacteval_qg_model = self.models.qafacteval_qg_model.clone();
+        o.models.lerc_model = self.models.lerc_model.clone();
         o.models.extractive_qa_model = self.models.extractive_qa_model.clone();
         o.models.qa_answers = self.models.answers.clone();
         o.models.max_length = self.models.max_length;

@@ -591,9 +591,80 @@ fn qa_metrics_through_the_cli_with_fixture_models() {
     }
     assert!(questions > 0);
     eprintln!("qa via CLI: 12 rows, {questions} QuestEval questions");
+    // Without --bertscore-model / --lerc-model their columns are documented nulls.
+    for r in &rs {
+        for col in ["questeval", "questeval_precision", "questeval_recall", "qafacteval_lerc", "qafacteval_lerc_norm"] {
+            assert!(r["scores"][col].is_null(), "{} {col}: {}", r["id"], r["scores"]);
+            let why = r["nulls"][col].as_str().unwrap_or_else(|| panic!("{} {col}: no null reason: {r}", r["id"]));
+            assert!(why.contains("--bertscore-model") || why.contains("--lerc-model"), "{why}");
+        }
+    }
     // Missing models are named with their flags.
     let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "questeval", "--answers", "rules"]);
     assert!(stderr(&o).contains("--questeval-qg-model DIR"), "{}", stderr(&o));
+    let o = run(&[
+        "score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "questeval", "--answers", "rules",
+        "--questeval-qg-model", m.join("t5-tiny-qg").to_str().unwrap(),
+        "--questeval-qa-model", m.join("t5-tiny-qa").to_str().unwrap(),
+        "--bertscore-model", dir.path().join("nope").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--bertscore-model"), "{}", stderr(&o));
+    qa_optional_components_through_the_cli(&m, &rs);
+}
+
+/// `--bertscore-model` adds QuestEval's third component (`questeval*` columns) and
+/// `--lerc-model` QAFactEval's LERC-QuIP (`qafacteval_lerc`, `qafacteval_lerc_norm`); the other
+/// columns do not change.
+#[cfg(feature = "qa")]
+fn qa_optional_components_through_the_cli(m: &Path, plain: &[serde_json::Value]) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("qa.jsonl");
+    let o = run(&[
+        "score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", out.to_str().unwrap(), "-q",
+        "--metrics", "questeval,qafacteval", "--answers", "rules",
+        "--questeval-qg-model", m.join("t5-tiny-qg").to_str().unwrap(),
+        "--questeval-qa-model", m.join("t5-tiny-qa").to_str().unwrap(),
+        "--bertscore-model", m.join("bertscore-tiny").to_str().unwrap(),
+        "--qafacteval-qg-model", m.join("bart-tiny").to_str().unwrap(),
+        "--extractive-qa-model", m.join("qa-tiny").to_str().unwrap(),
+        "--lerc-model", m.join("lerc-tiny").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    assert_eq!(rs.len(), plain.len());
+    let mut lerc_questions = 0;
+    for (r, p) in rs.iter().zip(plain) {
+        let v = |c: &str| r["scores"][c].as_f64().unwrap_or_else(|| panic!("{} {c}: {}", r["id"], r["scores"]));
+        for col in ["questeval", "questeval_precision", "questeval_recall", "qafacteval_lerc_norm"] {
+            assert!((0.0..=1.0).contains(&v(col)), "{} {col} = {}", r["id"], v(col));
+        }
+        assert!(r["nulls"].get("questeval").is_none() && r["nulls"].get("qafacteval_lerc").is_none());
+        let norm = v("qafacteval_lerc").clamp(0.0, 5.0) / 5.0;
+        assert!((v("qafacteval_lerc_norm") - norm).abs() < 1e-12);
+        // The answerability + F1 columns are those of the run without BERTScore.
+        for col in ["questeval_f1", "questeval_f1_precision", "questeval_f1_recall", "qafacteval_f1", "qafacteval_em"] {
+            let want = p["scores"][col].as_f64().unwrap();
+            assert!((v(col) - want).abs() < 1e-9, "{} {col}: {} vs {want}", r["id"], v(col));
+        }
+        // questeval = mean of its directions; each question carries its BERTScore.
+        assert!((v("questeval") - (v("questeval_precision") + v("questeval_recall")) / 2.0).abs() < 1e-12);
+        for q in r["details"]["questeval"]["questions"].as_array().unwrap() {
+            assert!(q["bertscore"].is_f64(), "{q}");
+        }
+        for q in r["details"]["qafacteval"]["questions"].as_array().unwrap() {
+            lerc_questions += usize::from(q["lerc_quip"].is_f64());
+        }
+        // The random fixtures keep few or no questions: then LERC-QuIP is 0, as the reference
+        // (the aggregation over kept questions is checked in tests/qa_optional.rs).
+        if r["details"]["qafacteval"]["kept"] == 0 {
+            assert_eq!(v("qafacteval_lerc"), 0.0);
+        }
+        let p = &r["provenance"]["metrics"];
+        assert!(p["questeval"]["bertscore"]["model_sha256"].is_object(), "{p}");
+        assert!(p["qafacteval"]["lerc"]["model_sha256"].is_object(), "{p}");
+    }
+    eprintln!("qa optional via CLI: {} rows, {lerc_questions} LERC-QuIP questions", rs.len());
 }
 
 #[test]

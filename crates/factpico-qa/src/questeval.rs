@@ -520,7 +520,7 @@ impl BertContext<'_> {
         // Each job's value.
         for i in chunk {
             let (src, summ, _, _) = self.items[i];
-            for jj in 0..self.jobs[i].len() {
+            for (jj, slot) in out[i].iter_mut().enumerate() {
                 let (dir, gold, q) = self.job(i, jj);
                 let on = if dir == Direction::SummaryToSource { src } else { summ };
                 let found = log_of.get(on).and_then(|&l| {
@@ -528,7 +528,7 @@ impl BertContext<'_> {
                     let g = logs[l].asked[a].golds.iter().position(|x| x == gold)?;
                     value.get(&(l, a, g)).copied()
                 });
-                out[i][jj] = found.ok_or_else(|| {
+                *slot = found.ok_or_else(|| {
                     Error::InvalidOption("internal: a QuestEval question has no BERTScore".into())
                 })?;
             }

@@ -65,8 +65,17 @@ pub struct ModelOptions {
     pub questeval_qg_model: Option<PathBuf>,
     /// QuestEval: T5 QA model directory with an "unanswerable" token (`--role qa`).
     pub questeval_qa_model: Option<PathBuf>,
+    /// QuestEval: BERTScore token-embedding model directory (`onnx/export_embedding.py`;
+    /// reference: `bert-base-multilingual-cased` layer 9). With it the `questeval`,
+    /// `questeval_precision` and `questeval_recall` columns are computed (the reference's
+    /// three components); without it they are null and only `questeval_f1*` are computed.
+    pub bertscore_model: Option<PathBuf>,
     /// QAFactEval: BART question-generation model directory (`<m> … </m>` answer markers).
     pub qafacteval_qg_model: Option<PathBuf>,
+    /// QAFactEval: LERC-QuIP regressor directory (`onnx/export_hf.py` on `quip-512-mocha`).
+    /// With it the `qafacteval_lerc` (raw, ≈ 0–5) and `qafacteval_lerc_norm` (`[0, 1]`)
+    /// columns are computed; without it they are null.
+    pub lerc_model: Option<PathBuf>,
     /// QAFactEval and cloze: extractive (span) QA model directory (`onnx/export_qa.py`).
     pub extractive_qa_model: Option<PathBuf>,
     /// QA metrics: answer selection `auto` (default: spaCy sidecar when its Python is found,

@@ -56,11 +56,12 @@ pub static DAE: MetricInfo = MetricInfo {
     needs_model: true,
 };
 
-/// QuestEval registry entry (without its BERTScore component: `questeval_f1`).
+/// QuestEval registry entry: `questeval_f1*` (answerability and F1, always computed) and,
+/// with a BERTScore model (`bertscore_model`), `questeval*` (the reference's three components).
 pub static QUESTEVAL: MetricInfo = MetricInfo {
     name: "questeval",
-    description: "QuestEval without BERTScore: T5 QG on each text, T5 QA (with answerability) on the other; token F1 and answerability, precision and recall averaged",
-    reference: "ThomasScialom/QuestEval 241a1aa (questeval 0.2.4), questeval/questeval_metric.py; list_scores=('answerability','f1')",
+    description: "QuestEval: T5 QG on each text, T5 QA (with answerability) on the other; answerability, token F1 and (with --bertscore-model) BERTScore, precision and recall averaged",
+    reference: "ThomasScialom/QuestEval 241a1aa (questeval 0.2.4), questeval/questeval_metric.py; questeval_f1: list_scores=('answerability','f1'); questeval: ('answerability','bertscore','f1') with bert_score 0.3.9",
     columns: &[
         ColumnInfo {
             name: "questeval_f1",
@@ -86,16 +87,40 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
             direction: Direction::HigherIsBetter,
             primary: false,
         },
+        ColumnInfo {
+            name: "questeval",
+            description: "QuestEval with all three components (answerability, BERTScore, F1) as published; null without --bertscore-model",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
+        ColumnInfo {
+            name: "questeval_precision",
+            description: "precision direction with BERTScore; null without --bertscore-model",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
+        ColumnInfo {
+            name: "questeval_recall",
+            description: "recall direction with BERTScore; null without --bertscore-model",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
     ],
     feature: Some("qa"),
     needs_model: true,
 };
 
-/// QAFactEval registry entry (answer overlap; LERC-QuIP is not reproduced).
+/// QAFactEval registry entry (answer overlap; LERC-QuIP with `lerc_model`).
 pub static QAFACTEVAL: MetricInfo = MetricInfo {
     name: "qafacteval",
-    description: "QAFactEval-style: BART QG on summary noun chunks, consistency filter, extractive QA on the abstract, answer overlap",
-    reference: "salesforce/QAFactEval 645686a + danieldeutsch/qaeval dd72731 (f1 / em keys; LERC-QuIP not reproduced)",
+    description: "QAFactEval-style: BART QG on summary noun chunks, consistency filter, extractive QA on the abstract, answer overlap and (with --lerc-model) LERC-QuIP",
+    reference: "salesforce/QAFactEval 645686a (qafacteval.py, lerc_quip.py) + danieldeutsch/qaeval dd72731 (f1 / em keys)",
     columns: &[
         ColumnInfo {
             name: "qafacteval_f1",
@@ -116,6 +141,22 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo {
         ColumnInfo {
             name: "qafacteval_answered",
             description: "fraction of consistent questions answered on the abstract",
+            min: Some(0.0),
+            max: Some(1.0),
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
+        ColumnInfo {
+            name: "qafacteval_lerc",
+            description: "QAFactEval's headline lerc_quip: mean LERC-QuIP score over consistent questions (0 for unanswered), raw (about 0-5, not clipped); null without --lerc-model",
+            min: None,
+            max: None,
+            direction: Direction::HigherIsBetter,
+            primary: false,
+        },
+        ColumnInfo {
+            name: "qafacteval_lerc_norm",
+            description: "clamp(qafacteval_lerc, 0, 5) / 5; null without --lerc-model",
             min: Some(0.0),
             max: Some(1.0),
             direction: Direction::HigherIsBetter,

@@ -62,7 +62,12 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
         "questeval" => {
             let qg = require(name, &m.questeval_qg_model, "--questeval-qg-model", "a T5 question-generation export")?;
             let qa = require(name, &m.questeval_qa_model, "--questeval-qa-model", "a T5 QA export with an unanswerable token")?;
+            let bert = match &m.bertscore_model {
+                Some(_) => Some(require(name, &m.bertscore_model, "--bertscore-model", "a token-embedding export")?),
+                None => None,
+            };
             let mut o = QuestEvalOptions::new(&qg, &qa);
+            o.bertscore_model = bert.clone();
             o.answers = selector;
             if let Some(b) = m.batch_size {
                 o.batch_size = b;
@@ -73,7 +78,12 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
             let provenance = serde_json::json!({
                 "reference": QUESTEVAL.reference, "qg_model": qg, "qa_model": qa,
                 "qg_model_sha256": sha(name, &qg)?, "qa_model_sha256": sha(name, &qa)?,
-                "answers": selector_name, "bertscore": null,
+                "answers": selector_name,
+                "bertscore": match &bert {
+                    Some(b) => serde_json::json!({ "model": b, "model_sha256": sha(name, b)?,
+                        "reference": "bert_score 0.3.9 (idf=False, no rescaling, batch 64)" }),
+                    None => serde_json::Value::Null,
+                },
             });
             let inner = QuestEval::try_new(o).map_err(|e| init_error(name, e))?;
             Ok(Box::new(QaMetric { inner: Inner::QuestEval(Box::new(inner)), provenance }))
@@ -81,7 +91,12 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
         "qafacteval" => {
             let qg = require(name, &m.qafacteval_qg_model, "--qafacteval-qg-model", "a BART question-generation export")?;
             let qa = require(name, &m.extractive_qa_model, "--extractive-qa-model", "an extractive QA export")?;
+            let lerc = match &m.lerc_model {
+                Some(_) => Some(require(name, &m.lerc_model, "--lerc-model", "a LERC-QuIP export")?),
+                None => None,
+            };
             let mut o = QaFactEvalOptions::new(&qg, &qa);
+            o.lerc_model = lerc.clone();
             o.answers = selector;
             if let Some(b) = m.batch_size {
                 o.batch_size = b;
@@ -92,7 +107,12 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
             let provenance = serde_json::json!({
                 "reference": QAFACTEVAL.reference, "qg_model": qg, "qa_model": qa,
                 "qg_model_sha256": sha(name, &qg)?, "qa_model_sha256": sha(name, &qa)?,
-                "answers": selector_name, "lerc": null,
+                "answers": selector_name,
+                "lerc": match &lerc {
+                    Some(l) => serde_json::json!({ "model": l, "model_sha256": sha(name, l)?,
+                        "reference": "salesforce/QAFactEval 645686a lerc_quip.py" }),
+                    None => serde_json::Value::Null,
+                },
             });
             let inner = QaFactEval::try_new(o).map_err(|e| init_error(name, e))?;
             Ok(Box::new(QaMetric { inner: Inner::QaFactEval(Box::new(inner)), provenance }))
@@ -127,11 +147,39 @@ struct QaMetric {
     provenance: serde_json::Value,
 }
 
+/// Null reason of the BERTScore columns without a BERTScore model.
+const NO_BERTSCORE: &str = "no --bertscore-model: QuestEval's BERTScore component is not computed (see questeval_f1)";
+/// Null reason of the LERC-QuIP columns without a LERC-QuIP model.
+const NO_LERC: &str = "no --lerc-model: LERC-QuIP is not computed";
+
+/// A direction's score with answerability and F1 only (QuestEval `_base_score` with
+/// `list_scores=('answerability', 'f1')`): the mean of the two component means.
+fn two_component(d: &factpico_qa::DirectionScore) -> f64 {
+    match (d.answerability, d.f1) {
+        (Some(a), Some(f)) => (a + f) / 2.0,
+        _ => 0.0,
+    }
+}
+
 fn questeval_output(r: QuestEvalRow) -> MetricOutput {
     let mut out = MetricOutput::default();
-    out.set("questeval_f1", r.score);
-    out.set("questeval_f1_precision", r.precision.score);
-    out.set("questeval_f1_recall", r.recall.score);
+    if r.metric == factpico_qa::QUESTEVAL {
+        // Three components; the two-component columns from the same questions.
+        out.set("questeval", r.score);
+        out.set("questeval_precision", r.precision.score);
+        out.set("questeval_recall", r.recall.score);
+        let (p, q) = (two_component(&r.precision), two_component(&r.recall));
+        out.set("questeval_f1", (p + q) / 2.0);
+        out.set("questeval_f1_precision", p);
+        out.set("questeval_f1_recall", q);
+    } else {
+        out.set("questeval_f1", r.score);
+        out.set("questeval_f1_precision", r.precision.score);
+        out.set("questeval_f1_recall", r.recall.score);
+        for c in ["questeval", "questeval_precision", "questeval_recall"] {
+            out.set_null(c, NO_BERTSCORE);
+        }
+    }
     if r.precision.questions == 0 {
         out.warnings.push("no question from the summary: the precision direction scores 0, as the reference does".into());
     }
@@ -147,6 +195,16 @@ fn qafacteval_output(r: QaFactEvalRow) -> MetricOutput {
     out.set("qafacteval_f1", r.f1);
     out.set("qafacteval_em", r.em);
     out.set("qafacteval_answered", r.is_answered);
+    match (r.lerc_quip, r.lerc_quip_normalized) {
+        (Some(raw), Some(norm)) => {
+            out.set("qafacteval_lerc", raw);
+            out.set("qafacteval_lerc_norm", norm);
+        }
+        _ => {
+            out.set_null("qafacteval_lerc", NO_LERC);
+            out.set_null("qafacteval_lerc_norm", NO_LERC);
+        }
+    }
     if r.kept == 0 {
         out.warnings.push(format!(
             "no question passed the consistency filter ({} generated): scores are 0, as the reference does",
