@@ -19,7 +19,7 @@ self-written text or reused from ``alignscore-tiny``):
   vocabulary (``do_lower_case=False`` like mBERT), exported with
   ``onnx/export_embedding.py --layer 9`` (the graph keeps layers 1-9, as bert_score does).
 * ``lerc-tiny``: ``RobertaForSequenceClassification`` (hidden 32, 2 layers, 1 regression
-  output, 514 positions) with the byte-level BPE tokenizer of ``fixtures/models/alignscore-tiny``,
+  output, 514 positions; outputs about [-17.3, 1.2] on the golden inputs) with the byte-level BPE tokenizer of ``fixtures/models/alignscore-tiny``,
   exported with ``onnx/export_hf.py``.
 
 Goldens (``tests/goldens/qa_bertscore.json``, ``tests/goldens/qa_lerc.json``):
@@ -164,7 +164,8 @@ def build_lerc(work, seed=22):
                         intermediate_size=64, max_position_embeddings=514, type_vocab_size=1,
                         pad_token_id=1, bos_token_id=0, eos_token_id=2, num_labels=1, initializer_range=0.3)
     model = RobertaForSequenceClassification(cfg).eval()
-    # Spread the regression output over roughly [-3, 8] so the [0, 5] clamp is exercised.
+    # Spread the regression output (measured on the golden inputs: about [-17.3, 1.2]) so that
+    # negative scores exercise the lower end of the [0, 5] normalisation clamp.
     with torch.no_grad():
         model.classifier.out_proj.weight.mul_(12.0)
         model.classifier.out_proj.bias.fill_(2.5)

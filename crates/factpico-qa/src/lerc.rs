@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use factpico_runtime::sequence::SequenceClassifier;
-use factpico_runtime::SessionOptions;
+use factpico_runtime::{ModelTask, SessionOptions};
 
 use crate::error::{Error, Result};
 
@@ -41,9 +41,19 @@ impl LercQuip {
     ///
     /// # Errors
     /// [`Error::Runtime`] when the directory cannot be loaded; [`Error::IncompatibleModel`]
-    /// when the manifest says the model has more than one label.
+    /// when the manifest's task is not `sequence-classification` or it says the model has
+    /// more than one label.
     pub fn load(dir: impl AsRef<Path>, session: &SessionOptions) -> Result<Self> {
         let model = SequenceClassifier::load(dir.as_ref(), session).map_err(Error::rt("LERC-QuIP model"))?;
+        if model.manifest().task != ModelTask::SequenceClassification {
+            return Err(Error::IncompatibleModel {
+                path: dir.as_ref().display().to_string(),
+                reason: format!(
+                    "task is {:?}; LERC-QuIP is a sequence-classification regressor (onnx/export_hf.py)",
+                    model.manifest().task
+                ),
+            });
+        }
         if let Some(labels) = model.manifest().labels_of(model.output_name()) {
             if labels.len() != 1 {
                 return Err(Error::IncompatibleModel {
@@ -69,16 +79,19 @@ impl LercQuip {
     ///
     /// # Errors
     /// [`Error::Runtime`] for tokenizer/model failures; [`Error::IncompatibleModel`] when the
-    /// graph returns no value for a row.
+    /// graph does not return exactly one value per row.
     pub fn score(&self, inputs: &[String], batch_size: usize) -> Result<Vec<f64>> {
         let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
         let rows = self.model.classify(&refs, batch_size).map_err(Error::rt("LERC-QuIP"))?;
         rows.into_iter()
             .map(|(row, _)| {
-                row.first().map(|&x| f64::from(x)).ok_or_else(|| Error::IncompatibleModel {
-                    path: self.model.model_dir().path().display().to_string(),
-                    reason: "the regression output is empty".into(),
-                })
+                match row.as_slice() {
+                    [x] => Ok(f64::from(*x)),
+                    other => Err(Error::IncompatibleModel {
+                        path: self.model.model_dir().path().display().to_string(),
+                        reason: format!("{} output values per row; LERC-QuIP has one", other.len()),
+                    }),
+                }
             })
             .collect()
     }
