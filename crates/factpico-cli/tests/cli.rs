@@ -9,8 +9,14 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// The binary, run in a scratch directory: runs without `-o` write their default output
+/// (`<stem>.scores.jsonl` in the current directory) there, never into the source tree.
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_factpico"))
+    static SCRATCH: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let cwd = SCRATCH.get_or_init(|| tempfile::tempdir().unwrap());
+    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
+    c.current_dir(cwd.path());
+    c
 }
 
 fn fixtures() -> PathBuf {
