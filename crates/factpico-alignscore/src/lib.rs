@@ -125,7 +125,9 @@ pub struct AlignScoreOptions {
     /// Evaluation mode (default `nli_sp`).
     pub mode: Mode,
     /// Pairs per ONNX Runtime batch (padded to the longest pair of the batch, length-sorted).
-    /// Does not change scores. Default 8.
+    /// Does not change scores. Default 2: on CPU, larger batches bought no speed for
+    /// ~500-token pairs (RoBERTa-base graph, 100 real pairs: 531 CPU s at 2 vs 542 at 8) but
+    /// raised peak memory (586 MB vs 986 MB, model 384 MB; BENCHMARKS.md). Raise it for CUDA.
     pub batch_size: usize,
     /// ONNX Runtime intra-op threads; 0 = ONNX Runtime's default (all physical cores).
     pub threads: usize,
@@ -147,7 +149,7 @@ impl Default for AlignScoreOptions {
     fn default() -> Self {
         AlignScoreOptions {
             mode: Mode::NliSp,
-            batch_size: 8,
+            batch_size: 2,
             threads: 0,
             max_length: None,
             words_per_chunk: 350,
