@@ -343,6 +343,10 @@ impl AlignScore {
     pub fn max_length(&self) -> usize {
         self.max_length
     }
+    /// Whitespace words per intended context chunk (reference: 350).
+    pub fn words_per_chunk(&self) -> usize {
+        self.chunking.words_per_chunk.get()
+    }
     /// The model's manifest (provenance: `source`, `exporter`).
     pub fn manifest(&self) -> &ModelManifest {
         self.clf.manifest()

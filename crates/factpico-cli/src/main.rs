@@ -24,6 +24,8 @@ struct Cli {
     cmd: Cmd,
 }
 
+// Parsed once per process: the variants' size difference does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Cmd {
     /// Score a file of (abstract, summary) pairs.

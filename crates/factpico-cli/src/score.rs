@@ -145,6 +145,10 @@ pub struct ModelArgs {
     /// Print each row's per-question (QA metrics) and per-arc (DAE) detail to stderr.
     #[arg(long)]
     pub explain: bool,
+    /// AlignScore: whitespace words per context chunk (default 350, the reference's; ~170
+    /// keeps chunks within a 256-token model such as the shared MiniLM NLI asset).
+    #[arg(long)]
+    pub alignscore_words_per_chunk: Option<usize>,
     /// AlignScore / NLI models: maximum pair length in tokens (default: the model's; 256 for
     /// the shared MiniLM NLI asset).
     #[arg(long)]
@@ -190,6 +194,7 @@ impl ScoreArgs {
         o.models.extractive_qa_model = self.models.extractive_qa_model.clone();
         o.models.qa_answers = self.models.answers.clone();
         o.models.max_length = self.models.max_length;
+        o.models.alignscore_words_per_chunk = self.models.alignscore_words_per_chunk;
         o.models.batch_size = self.models.batch_size;
         o.models.threads = self.models.threads;
         o

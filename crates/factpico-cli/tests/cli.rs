@@ -463,6 +463,25 @@ fn alignscore_through_the_cli_matches_reference_goldens() {
         }
     }
     eprintln!("alignscore via CLI: {compared} scores within 1e-4 of the reference");
+    // --alignscore-words-per-chunk: more, smaller chunks, recorded in the provenance.
+    let out = dir.path().join("wpc.jsonl");
+    let o = run(&[
+        "score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", out.to_str().unwrap(), "-q",
+        "--metrics", "alignscore", "--alignscore-model", model.to_str().unwrap(), "--alignscore-words-per-chunk", "20",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for r in rows(&out) {
+        assert_eq!(r["provenance"]["metrics"]["alignscore"]["words_per_chunk"], 20);
+        let chunks = r["details"]["alignscore"]["chunks"].as_array().unwrap().len();
+        assert!(chunks >= 2, "{}: {chunks} chunk(s) of a 54+ word source at 20 words per chunk", r["id"]);
+        let got = r["scores"]["alignscore"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&got));
+    }
+    let o = run(&[
+        "score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "alignscore",
+        "--alignscore-model", model.to_str().unwrap(), "--alignscore-words-per-chunk", "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     // A missing model directory is a clear error naming the flag.
     let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-q", "--metrics", "alignscore", "--alignscore-model", "/nonexistent/model"]);
     assert_eq!(o.status.code(), Some(2));

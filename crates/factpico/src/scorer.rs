@@ -49,6 +49,10 @@ pub struct ModelOptions {
     pub alignscore_model: Option<PathBuf>,
     /// AlignScore evaluation mode (`nli_sp` default, `bin_sp`, `reg_sp`, `nli`, `bin`, `reg`).
     pub alignscore_mode: Option<String>,
+    /// AlignScore: whitespace words per intended context chunk (default 350, the
+    /// reference's). Lower it for models shorter than 512 tokens (e.g. ~170 for a 256-token
+    /// NLI model), so chunks are not truncated.
+    pub alignscore_words_per_chunk: Option<usize>,
     /// DAE: an exported DAE-2021 ELECTRA arc model directory (feature `dae`).
     pub dae_model: Option<PathBuf>,
     /// DAE: an NLI cross-encoder directory for the zero-shot DAE-style variant (feature `dae`).

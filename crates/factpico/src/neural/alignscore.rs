@@ -30,6 +30,9 @@ pub(super) fn build(options: &ScorerOptions) -> Result<Box<dyn Metric>> {
         o.batch_size = b;
     }
     o.max_length = m.max_length;
+    if let Some(w) = m.alignscore_words_per_chunk {
+        o.words_per_chunk = w;
+    }
     if let Some(t) = m.threads {
         o.threads = t;
     }
@@ -41,6 +44,7 @@ pub(super) fn build(options: &ScorerOptions) -> Result<Box<dyn Metric>> {
         "model_sha256": sha,
         "mode": scorer.mode().as_str(),
         "max_length": scorer.max_length(),
+        "words_per_chunk": scorer.words_per_chunk(),
         "architecture": scorer.manifest().architecture,
     });
     Ok(Box::new(AlignScoreMetric { scorer, provenance }))
