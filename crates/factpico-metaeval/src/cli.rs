@@ -296,11 +296,12 @@ impl MetaEvalArgs {
         let mut written = Vec::new();
         if let Some(dir) = &self.out_dir {
             let md_path = dir.join(format!("{}.md", self.name));
+            let json_path = dir.join(format!("{}.json", self.name));
+            crate::refuse_overwriting_inputs(&[md_path.clone(), json_path.clone()], &[&self.ratings])?;
             write_atomic(&md_path, markdown.as_bytes())?;
             let json = serde_json::to_string_pretty(&rows)
                 .map_err(|e| Error::Json { path: "<output>".into(), line: 0, message: e.to_string() })?
                 + "\n";
-            let json_path = dir.join(format!("{}.json", self.name));
             write_atomic(&json_path, json.as_bytes())?;
             written = vec![md_path, json_path];
         }
@@ -351,6 +352,7 @@ fn check_name(name: &str) -> Result<()> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -369,6 +371,38 @@ mod tests {
         // A plain name passes the check and fails later, on the missing scores file.
         let e = args(&["--name", "shaib.v2"]).execute().unwrap_err();
         assert!(!e.to_string().contains("--name"), "{e}");
+    }
+
+    #[test]
+    fn outputs_never_overwrite_the_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let scores = dir.path().join("scores.csv");
+        let ratings = dir.path().join("ratings.csv");
+        std::fs::write(&scores, "id,rougeL\na,0.1\nb,0.2\nc,0.3\n").unwrap();
+        std::fs::write(&ratings, "id,avg\na,1\nb,3\nc,2\n").unwrap();
+        let d = dir.path().to_str().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        for (name, format, out_dir) in
+            [("scores", "csv", d.to_owned()), ("ratings", "md,csv", d.to_owned()), ("scores", "csv", format!("{}/..", sub.display()))]
+        {
+            let a = MetaEvalArgs::try_parse_args([
+                "--scores", scores.to_str().unwrap(), "--ratings", ratings.to_str().unwrap(), "--aspects", "avg",
+                "--metrics", "rougeL", "--out-dir", &out_dir, "--name", name, "--format", format,
+            ])
+            .unwrap();
+            let e = a.execute().unwrap_err().to_string();
+            assert!(e.contains("would overwrite the input"), "{name} {format}: {e}");
+        }
+        assert_eq!(std::fs::read_to_string(&scores).unwrap(), "id,rougeL\na,0.1\nb,0.2\nc,0.3\n");
+        assert_eq!(std::fs::read_to_string(&ratings).unwrap(), "id,avg\na,1\nb,3\nc,2\n");
+        // Another name in the same directory works.
+        let a = MetaEvalArgs::try_parse_args([
+            "--scores", scores.to_str().unwrap(), "--ratings", ratings.to_str().unwrap(), "--aspects", "avg",
+            "--metrics", "rougeL", "--out-dir", d, "--name", "report", "--format", "csv",
+        ])
+        .unwrap();
+        assert_eq!(a.execute().unwrap().written, [dir.path().join("report.csv")]);
     }
 
     #[test]

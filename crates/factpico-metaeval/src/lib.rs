@@ -108,6 +108,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput> {
     let markdown = render::markdown(&result);
     let mut written = Vec::new();
     if let Some(dir) = &opts.out_dir {
+        let targets: Vec<PathBuf> =
+            opts.formats.iter().map(|f| dir.join(format!("{}.{}", opts.stem, f.extension()))).collect();
+        refuse_overwriting_inputs(&targets, &[&opts.scores, &opts.ratings])?;
         for &f in &opts.formats {
             let text = if f == OutputFormat::Md { markdown.clone() } else { render(&result, f)? };
             let path = dir.join(format!("{}.{}", opts.stem, f.extension()));
@@ -119,4 +122,35 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput> {
         written.extend(plot::draw_all(&joined, &result, p)?);
     }
     Ok(RunOutput { result, markdown, written })
+}
+
+/// Refuses output paths that name one of the input files (the same file through any path:
+/// compared after resolving symlinks and `..`), before anything is written.
+///
+/// # Errors
+/// [`Error::InvalidOption`] (`--out-dir/--name`) naming the clashing input.
+pub fn refuse_overwriting_inputs(targets: &[PathBuf], inputs: &[&Path]) -> Result<()> {
+    // An existing file resolves fully; a new one through its (existing) directory.
+    let resolve = |p: &Path| -> Option<PathBuf> {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
+        })
+    };
+    for t in targets {
+        let Some(rt) = resolve(t) else { continue };
+        for i in inputs {
+            if resolve(i).is_some_and(|ri| ri == rt) {
+                return Err(Error::InvalidOption {
+                    option: "--out-dir/--name",
+                    message: format!(
+                        "the output {} would overwrite the input {}; choose another --name or --out-dir",
+                        t.display(),
+                        i.display()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
