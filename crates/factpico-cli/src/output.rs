@@ -58,8 +58,9 @@ impl AtomicJsonl {
 
     /// Reopens the partial file of an interrupted run for appending.
     ///
-    /// `options_fingerprint` is compared with the `provenance.options` of the
-    /// rows already written (a resumed run must use the same options); `on_row`
+    /// `options_fingerprint` ([`resume_fingerprint`] of this run's provenance) is compared
+    /// with that of the rows already written (a resumed run must use the same options and
+    /// models); `on_row`
     /// sees every complete row already written, in order (the caller checks that
     /// they match the input and feeds its summary).
     ///
@@ -104,12 +105,12 @@ impl AtomicJsonl {
             let report: Report = serde_json::from_slice(&line).with_context(|| {
                 format!("--resume: line {} of {} is not a valid factpico row", rows + 1, partial.display())
             })?;
-            let opts = report.provenance.get("options");
-            if report.skipped.is_none() && opts != Some(options_fingerprint) {
+            let then = resume_fingerprint(&report.provenance);
+            if report.skipped.is_none() && then != *options_fingerprint {
                 bail!(
-                    "--resume: {} was written with different options ({}); rerun without --resume",
+                    "--resume: {} was written with different options or models ({}); rerun without --resume",
                     partial.display(),
-                    describe_difference(opts.unwrap_or(&serde_json::Value::Null), options_fingerprint)
+                    describe_difference(&then, options_fingerprint)
                 );
             }
             on_row(&report)?;
@@ -163,6 +164,16 @@ impl AtomicJsonl {
 }
 
 /// Names the option keys whose values differ between two option objects (dotted paths).
+/// The part of a row's provenance a resumed run must reproduce: `options` and `metrics`
+/// (each metric's settings, model directories and model sha256).
+pub fn resume_fingerprint(provenance: &serde_json::Value) -> serde_json::Value {
+    let null = serde_json::Value::Null;
+    serde_json::json!({
+        "options": provenance.get("options").unwrap_or(&null),
+        "metrics": provenance.get("metrics").unwrap_or(&null),
+    })
+}
+
 fn describe_difference(old: &serde_json::Value, new: &serde_json::Value) -> String {
     fn walk(prefix: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
         match (a, b) {

@@ -145,12 +145,14 @@ pub struct ModelArgs {
     /// Print each row's per-question (QA metrics) and per-arc (DAE) detail to stderr.
     #[arg(long)]
     pub explain: bool,
-    /// AlignScore: whitespace words per context chunk (default 350, the reference's; ~170
-    /// keeps chunks within a 256-token model such as the shared MiniLM NLI asset).
+    /// AlignScore: whitespace words per context chunk (default 350, the reference's). Lower it
+    /// for shorter models (e.g. the shared 256-token MiniLM NLI asset); truncated chunks are
+    /// counted in the row's warnings.
     #[arg(long)]
     pub alignscore_words_per_chunk: Option<usize>,
-    /// AlignScore / NLI models: maximum pair length in tokens (default: the model's; 256 for
-    /// the shared MiniLM NLI asset).
+    /// AlignScore / NLI models: maximum pair length in tokens (default: the model manifest's,
+    /// 512 for AlignScore; pass 256 for the shared MiniLM NLI asset, which was trained at 256
+    /// although its config allows 512).
     #[arg(long)]
     pub max_length: Option<usize>,
     /// Pairs per ONNX batch.
@@ -305,7 +307,9 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         bail!("--resume needs an output file (-o FILE), not standard output");
     }
     let scorer = Scorer::try_new(args.scorer_options())?;
-    let fingerprint = scorer.provenance().get("options").cloned().unwrap_or_default();
+    // What a resumed run must share with the rows already written: the options and, per
+    // metric, its settings and model hashes (a model re-exported in place is a different model).
+    let fingerprint = output::resume_fingerprint(scorer.provenance());
     let mut records = input::open(&args.input, format, &args.fields())?;
 
     let mut summary = Summary::new(primary_columns(&scorer));
@@ -489,9 +493,17 @@ fn explain(r: &Report) {
             let _ = writeln!(s, "-- {metric}: {} ({} questions)", score.collect::<Vec<_>>().join(" "), qs.len());
             for q in qs {
                 let filtered = if q.get("consistent") == Some(&serde_json::Value::Bool(false)) { " [filtered]" } else { "" };
+                // The optional components, when their models ran.
+                let mut extra = String::new();
+                if let Some(b) = q.get("bertscore").filter(|v| !v.is_null()) {
+                    extra.push_str(&format!(" | BERTScore {}", num(b)));
+                }
+                if let Some(l) = q.get("lerc_quip").filter(|v| !v.is_null()) {
+                    extra.push_str(&format!(" | LERC-QuIP {}", num(l)));
+                }
                 let _ = writeln!(
                     s,
-                    "   [{}] Q: {} | answer: {} | other side: {} | answerability {} | F1 {}{filtered}",
+                    "   [{}] Q: {} | answer: {} | other side: {} | answerability {} | F1 {}{extra}{filtered}",
                     q["direction"].as_str().unwrap_or("?"),
                     q["question"].as_str().unwrap_or(""),
                     q["answer"].as_str().unwrap_or(""),

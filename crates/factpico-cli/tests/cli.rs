@@ -463,6 +463,27 @@ fn alignscore_through_the_cli_matches_reference_goldens() {
         }
     }
     eprintln!("alignscore via CLI: {compared} scores within 1e-4 of the reference");
+    // --resume refuses rows written with another model (same directory, other sha256).
+    let full = std::fs::read_to_string(dir.path().join("nli_sp.jsonl")).unwrap();
+    let mut first: Value = serde_json::from_str(full.lines().next().unwrap()).unwrap();
+    first["provenance"]["metrics"]["alignscore"]["model_sha256"] = "0".repeat(64).into();
+    let resumed = dir.path().join("resumed.jsonl");
+    std::fs::write(dir.path().join("resumed.jsonl.partial"), format!("{first}\n")).unwrap();
+    let pairs = fixtures().join("pairs.jsonl");
+    let resume_args = [
+        "score", pairs.to_str().unwrap(), "-o", resumed.to_str().unwrap(), "-q", "--resume",
+        "--metrics", "alignscore", "--alignscore-model", model.to_str().unwrap(), "--alignscore-mode", "nli_sp",
+        "--batch-size", "5",
+    ];
+    let o = run(&resume_args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("metrics.alignscore.model_sha256"), "{}", stderr(&o));
+    // The same row with its real hash resumes.
+    let first = full.lines().next().unwrap();
+    std::fs::write(dir.path().join("resumed.jsonl.partial"), format!("{first}\n")).unwrap();
+    let o = run(&resume_args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&resumed).len(), full.lines().count());
     // --alignscore-words-per-chunk: more, smaller chunks, recorded in the provenance.
     let out = dir.path().join("wpc.jsonl");
     let o = run(&[
@@ -654,8 +675,11 @@ fn qa_optional_components_through_the_cli(m: &Path, plain: &[serde_json::Value])
         "--qafacteval-qg-model", m.join("bart-tiny").to_str().unwrap(),
         "--extractive-qa-model", m.join("qa-tiny").to_str().unwrap(),
         "--lerc-model", m.join("lerc-tiny").to_str().unwrap(),
+        "--explain",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let explain = String::from_utf8_lossy(&o.stdout);
+    assert!(explain.contains(" | BERTScore "), "--explain shows each question's BERTScore:\n{explain}");
     let rs = rows(&out);
     assert_eq!(rs.len(), plain.len());
     let mut lerc_questions = 0;

@@ -50,8 +50,8 @@ pub struct ModelOptions {
     /// AlignScore evaluation mode (`nli_sp` default, `bin_sp`, `reg_sp`, `nli`, `bin`, `reg`).
     pub alignscore_mode: Option<String>,
     /// AlignScore: whitespace words per intended context chunk (default 350, the
-    /// reference's). Lower it for models shorter than 512 tokens (e.g. ~170 for a 256-token
-    /// NLI model), so chunks are not truncated.
+    /// reference's). Lower it for models shorter than 512 tokens, so that fewer chunks are
+    /// truncated (counted in the row's warnings).
     pub alignscore_words_per_chunk: Option<usize>,
     /// DAE: an exported DAE-2021 ELECTRA arc model directory (feature `dae`).
     pub dae_model: Option<PathBuf>,

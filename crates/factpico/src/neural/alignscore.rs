@@ -39,7 +39,7 @@ pub(super) fn build(options: &ScorerOptions) -> Result<Box<dyn Metric>> {
     let scorer = AlignScore::try_new(&dir, o).map_err(|e| init_error("alignscore", e))?;
     let sha = scorer.model_sha256().map_err(|e| init_error("alignscore", e))?.to_owned();
     let provenance = serde_json::json!({
-        "reference": ALIGNSCORE.reference,
+        "reference": format!("yuh-zha/AlignScore a0936d5, src/alignscore/inference.py ({})", scorer.mode().as_str()),
         "model_dir": dir,
         "model_sha256": sha,
         "mode": scorer.mode().as_str(),

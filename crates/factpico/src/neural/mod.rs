@@ -8,7 +8,7 @@ use crate::metric::{ColumnInfo, Direction, MetricInfo};
 pub static ALIGNSCORE: MetricInfo = MetricInfo {
     name: "alignscore",
     description: "AlignScore: summary sentences vs Punkt chunks of the abstract; max over chunks, mean over sentences",
-    reference: "yuh-zha/AlignScore a0936d5, src/alignscore/inference.py (nli_sp)",
+    reference: "yuh-zha/AlignScore a0936d5, src/alignscore/inference.py (nli_sp default; bin_sp, reg_sp, nli, bin, reg)",
     columns: &[ColumnInfo {
         name: "alignscore",
         description: "AlignScore (nli_sp: mean over summary sentences of max over chunks of P(aligned)); reg modes are unbounded",
