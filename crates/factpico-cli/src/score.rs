@@ -384,20 +384,23 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
 
     let provenance = scorer.provenance().clone();
     let block = usize::try_from(args.block_size).unwrap_or(256);
-    let keep_note = || match &out_path {
-        Some(out) => format!("; rows before it are kept in {} (use --resume)", output::partial_path(out).display()),
+    let keep_note = |rows: u64| match &out_path {
+        Some(_) if rows == 0 => "; no row was scored before it".to_owned(),
+        Some(out) => {
+            format!("; the {rows} rows before it are kept in {} (fix the input, then use --resume)", output::partial_path(out).display())
+        }
         None => String::new(),
     };
     loop {
-        let recs: Vec<Record> = records.by_ref().take(block).collect();
+        let mut recs: Vec<Record> = records.by_ref().take(block).collect();
         if recs.is_empty() {
             break;
         }
+        // --on-error fail: the rows before the first unreadable one are still scored and kept.
+        let mut unreadable = None;
         if args.on_error == OnError::Fail {
-            if let Some(Err(e)) = recs.iter().find(|r| r.is_err()) {
-                writer.flush()?;
-                progress.abandon();
-                bail!("{} (row {}). Fix the input or pass --on-error skip{}", e.message, e.row, keep_note());
+            if let Some(i) = recs.iter().position(Result::is_err) {
+                unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
             }
         }
         let pairs: Vec<Pair<'_>> = recs
@@ -419,7 +422,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                             writer.write(&rep)?;
                             writer.flush()?;
                             progress.abandon();
-                            bail!("row {} (id {}): {}: {}{}", row.row, row.id, err.metric, err.message, keep_note());
+                            bail!("row {} (id {}): {}: {}{}", row.row, row.id, err.metric, err.message, keep_note(summary.rows()));
                         }
                     }
                     rep
@@ -434,6 +437,10 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         }
         writer.flush()?;
         progress.inc(recs.len() as u64);
+        if let Some(e) = unreadable {
+            progress.abandon();
+            bail!("{} (row {}). Fix the input or pass --on-error skip{}", e.message, e.row, keep_note(summary.rows()));
+        }
     }
     progress.finish_and_clear();
     let out = writer.finish()?;

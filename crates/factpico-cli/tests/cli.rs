@@ -134,6 +134,30 @@ fn fail_and_skip(dir: &Path, input: &Path, extra: &[&str]) -> (Output, Vec<Value
 const GOOD: &str = r#"{"id":"a","source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped adults with pain."}"#;
 
 #[test]
+fn rows_before_an_unreadable_row_are_kept_and_resumable() {
+    let dir = tempfile::tempdir().unwrap();
+    let good2 = GOOD.replace("\"a\"", "\"b\"");
+    let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n{good2}\n{{\"id\": \"c\", \"source\": \n").as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("the 2 rows before it are kept in"), "{}", stderr(&o));
+    let partial = dir.path().join("o.jsonl.partial");
+    assert_eq!(rows(&partial).len(), 2, "both good rows of the block were scored and kept");
+    // Fixed input: --resume scores only the rest.
+    let fixed = GOOD.replace("\"a\"", "\"c\"");
+    std::fs::write(&input, format!("{GOOD}\n{good2}\n{fixed}\n")).unwrap();
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("resuming: 2 rows"), "{}", stderr(&o));
+    assert_eq!(rows(&out).iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    // A bad first row: nothing scored, and the message says so.
+    let input = write(dir.path(), "bad.jsonl", b"{\"id\": \n");
+    let o = run(&["score", input.to_str().unwrap(), "-o", dir.path().join("b.jsonl").to_str().unwrap(), "-q"]);
+    assert!(stderr(&o).contains("no row was scored before it"), "{}", stderr(&o));
+}
+
+#[test]
 fn malformed_json_line() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n{{\"id\": \"b\", \"source\": \n{GOOD}\n").as_bytes());
