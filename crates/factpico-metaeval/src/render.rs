@@ -297,13 +297,18 @@ pub fn markdown(r: &MetaEvalResult) -> String {
         None => s.push_str("no system column."),
     }
     if j.scores_only + j.ratings_only > 0 {
+        let side = |n: usize, ex: &[String], what: &str| {
+            if n == 0 {
+                format!("0 {what} rows")
+            } else {
+                format!("{n} {what} rows (e.g. {})", ex.join(", "))
+            }
+        };
         let _ = write!(
             s,
-            " Not joined (--allow-missing): {} scores rows (e.g. {}), {} ratings rows (e.g. {}).",
-            j.scores_only,
-            j.scores_only_examples.join(", "),
-            j.ratings_only,
-            j.ratings_only_examples.join(", ")
+            " Not joined (--allow-missing): {}, {}.",
+            side(j.scores_only, &j.scores_only_examples, "scores"),
+            side(j.ratings_only, &j.ratings_only_examples, "ratings")
         );
     }
     s.push_str("\n\n**Directions.** ");

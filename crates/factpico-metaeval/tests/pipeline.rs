@@ -108,10 +108,10 @@ fn system_level_needs_three_systems() {
     let sys = out.result.cell(Level::System, "good", "human").unwrap();
     assert!(sys.stats.is_none());
     match &sys.null {
-        Some(LevelNull::Stats { reason }) => assert!(reason.to_string().contains("too few systems for system level (2 < 3)"), "{reason}"),
+        Some(LevelNull::Stats { reason }) => assert!(reason.to_string().contains("too few systems with a value for system level (2 < 3)"), "{reason}"),
         other => panic!("expected a too-few-systems null, got {other:?}"),
     }
-    assert!(out.markdown.contains("Not computed: too few systems for system level (2 < 3)"), "{}", out.markdown);
+    assert!(out.markdown.contains("Not computed: too few systems with a value for system level (2 < 3)"), "{}", out.markdown);
 }
 
 #[test]

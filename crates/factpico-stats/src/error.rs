@@ -140,7 +140,7 @@ impl std::fmt::Display for NullReason {
             } => {
                 write!(
                     f,
-                    "too few systems for system level ({n_systems} < {required})"
+                    "too few systems with a value for system level ({n_systems} < {required})"
                 )
             }
             NullReason::NoDefinedResamples => write!(f, "no resample gave a defined statistic"),
