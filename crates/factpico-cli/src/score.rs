@@ -312,7 +312,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     let fingerprint = output::resume_fingerprint(scorer.provenance());
     let mut records = input::open(&args.input, format, &args.fields())?;
 
-    let mut summary = Summary::new(primary_columns(&scorer));
+    let mut summary = Summary::new(primary_columns(&scorer, &args.models));
     let mut csv = match &args.csv {
         Some(p) => Some(CsvOut::new(p, scorer.columns())?),
         None => None,
@@ -544,11 +544,17 @@ fn explain(r: &Report) {
     print!("{s}");
 }
 
-fn primary_columns(scorer: &Scorer) -> Vec<String> {
-    scorer
-        .metrics()
-        .flat_map(|m| m.info().columns.iter().filter(|c| c.primary).map(|c| c.name.to_owned()))
-        .collect()
+/// The per-system table's columns: each metric's primary column, plus QuestEval's published
+/// composition (`questeval`) next to `questeval_f1` when a BERTScore model makes it non-null.
+fn primary_columns(scorer: &Scorer, models: &ModelArgs) -> Vec<String> {
+    let mut cols = Vec::new();
+    for c in scorer.metrics().flat_map(|m| m.info().columns.iter().filter(|c| c.primary)) {
+        if c.name == "questeval_f1" && models.bertscore_model.is_some() {
+            cols.push("questeval".to_owned());
+        }
+        cols.push(c.name.to_owned());
+    }
+    cols
 }
 
 fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {

@@ -699,11 +699,13 @@ fn qa_optional_components_through_the_cli(m: &Path, plain: &[serde_json::Value])
         "--qafacteval-qg-model", m.join("bart-tiny").to_str().unwrap(),
         "--extractive-qa-model", m.join("qa-tiny").to_str().unwrap(),
         "--lerc-model", m.join("lerc-tiny").to_str().unwrap(),
-        "--explain",
+        "--explain", "--summary", dir.path().join("table.md").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let explain = String::from_utf8_lossy(&o.stdout);
     assert!(explain.contains(" | BERTScore "), "--explain shows each question's BERTScore:\n{explain}");
+    let table = std::fs::read_to_string(dir.path().join("table.md")).unwrap();
+    assert!(table.contains("| questeval (mean ± sd) | questeval_f1 (mean ± sd) |"), "per-system table:\n{table}");
     let rs = rows(&out);
     assert_eq!(rs.len(), plain.len());
     let mut lerc_questions = 0;
