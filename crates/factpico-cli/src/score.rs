@@ -306,6 +306,11 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     if to_stdout && args.resume {
         bail!("--resume needs an output file (-o FILE), not standard output");
     }
+    if !args.quiet {
+        for w in unused_model_flags(args) {
+            eprintln!("warning: {w}");
+        }
+    }
     let scorer = Scorer::try_new(args.scorer_options())?;
     // What a resumed run must share with the rows already written: the options and, per
     // metric, its settings and model hashes (a model re-exported in place is a different model).
@@ -542,6 +547,36 @@ fn explain(r: &Report) {
         let _ = writeln!(s, "   {col}: null ({reason})");
     }
     print!("{s}");
+}
+
+/// Model flags given for metrics that are not selected: they do nothing (but are recorded in
+/// the provenance, so a `--resume` must repeat them), which is usually a forgotten `--metrics`.
+fn unused_model_flags(args: &ScoreArgs) -> Vec<String> {
+    let m = &args.models;
+    let selected = |name: &str| args.metrics.iter().any(|x| x.trim() == name);
+    let flags: [(&str, bool, &[&str]); 14] = [
+        ("--alignscore-model", m.alignscore_model.is_some(), &["alignscore"]),
+        ("--alignscore-mode", m.alignscore_mode.is_some(), &["alignscore"]),
+        ("--alignscore-words-per-chunk", m.alignscore_words_per_chunk.is_some(), &["alignscore"]),
+        ("--dae-model", m.dae_model.is_some(), &["dae"]),
+        ("--dae-nli-model", m.dae_nli_model.is_some(), &["dae"]),
+        ("--arcs", m.arcs.is_some(), &["dae"]),
+        ("--parser", m.parser.is_some(), &["dae"]),
+        ("--dae-multi-sentence", m.dae_multi_sentence.is_some(), &["dae"]),
+        ("--questeval-qg-model", m.questeval_qg_model.is_some(), &["questeval"]),
+        ("--questeval-qa-model", m.questeval_qa_model.is_some(), &["questeval"]),
+        ("--bertscore-model", m.bertscore_model.is_some(), &["questeval"]),
+        ("--qafacteval-qg-model", m.qafacteval_qg_model.is_some(), &["qafacteval"]),
+        ("--lerc-model", m.lerc_model.is_some(), &["qafacteval"]),
+        ("--extractive-qa-model", m.extractive_qa_model.is_some(), &["qafacteval", "cloze"]),
+    ];
+    flags
+        .iter()
+        .filter(|(_, given, used_by)| *given && !used_by.iter().any(|u| selected(u)))
+        .map(|(flag, _, used_by)| {
+            format!("{flag} is ignored: it is used by --metrics {} (selected: {})", used_by.join(" or "), args.metrics.join(","))
+        })
+        .collect()
 }
 
 /// The per-system table's columns: each metric's primary column, plus QuestEval's published

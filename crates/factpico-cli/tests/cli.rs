@@ -158,6 +158,22 @@ fn rows_before_an_unreadable_row_are_kept_and_resumable() {
 }
 
 #[test]
+fn model_flags_of_unselected_metrics_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let o = run(&[
+        "score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--metrics", "rougeL",
+        "--lerc-model", "/nonexistent", "--alignscore-words-per-chunk", "100",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("warning: --lerc-model is ignored: it is used by --metrics qafacteval (selected: rougeL)"), "{e}");
+    assert!(e.contains("warning: --alignscore-words-per-chunk is ignored"), "{e}");
+    assert!(!e.contains("--extractive-qa-model"), "{e}");
+}
+
+#[test]
 fn malformed_json_line() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n{{\"id\": \"b\", \"source\": \n{GOOD}\n").as_bytes());
