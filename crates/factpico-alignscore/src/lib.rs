@@ -616,7 +616,7 @@ fn resolve_head(m: &ModelManifest, mode: Mode) -> Result<Head> {
     let output = m.outputs.first().cloned().unwrap_or_else(|| "logits".into());
     let Some(index) = m.label_index(&output, "entail") else {
         return Err(Error::InvalidOption(format!(
-            "model task {:?} has neither AlignScore heads (tri_logits, bin_logits, reg) nor an `entailment` label on {output:?}",
+            "model task {} has neither AlignScore heads (tri_logits, bin_logits, reg) nor an `entailment` label on {output:?}",
             m.task
         )));
     };

@@ -49,7 +49,7 @@ impl LercQuip {
             return Err(Error::IncompatibleModel {
                 path: dir.as_ref().display().to_string(),
                 reason: format!(
-                    "task is {:?}; LERC-QuIP is a sequence-classification regressor (onnx/export_hf.py)",
+                    "task is {}; LERC-QuIP is a sequence-classification regressor (onnx/export_hf.py)",
                     model.manifest().task
                 ),
             });

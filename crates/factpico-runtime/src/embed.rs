@@ -123,7 +123,7 @@ impl TokenEmbedder {
         if dir.manifest().task != ModelTask::TokenEmbedding {
             return Err(Error::InvalidModel {
                 path: mpath,
-                reason: format!("task is {:?}, not token-embedding; {HINT}", dir.manifest().task),
+                reason: format!("task is {}, not token-embedding; {HINT}", dir.manifest().task),
             });
         }
         let text = std::fs::read_to_string(&mpath).map_err(|e| Error::io(&mpath, e))?;

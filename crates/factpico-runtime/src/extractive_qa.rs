@@ -165,7 +165,7 @@ impl ExtractiveQaModel {
         if manifest.task != ModelTask::ExtractiveQa {
             return Err(Error::InvalidModel {
                 path: mpath,
-                reason: format!("task is {:?}, not extractive-qa", manifest.task),
+                reason: format!("task is {}, not extractive-qa (onnx/export_qa.py)", manifest.task),
             });
         }
         let config = if mpath.is_file() {

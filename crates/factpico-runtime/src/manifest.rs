@@ -37,6 +37,21 @@ pub enum ModelTask {
     TokenEmbedding,
 }
 
+impl std::fmt::Display for ModelTask {
+    /// The manifest's spelling (`"task"` in `factpico.json`), e.g. `token-embedding`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ModelTask::Alignscore => "alignscore",
+            ModelTask::Nli => "nli",
+            ModelTask::Dae => "dae",
+            ModelTask::Seq2seq => "seq2seq",
+            ModelTask::ExtractiveQa => "extractive-qa",
+            ModelTask::SequenceClassification => "sequence-classification",
+            ModelTask::TokenEmbedding => "token-embedding",
+        })
+    }
+}
+
 /// Truncation strategy for a (premise, hypothesis) pair, with Hugging Face tokenizers'
 /// semantics (`tokenizers/src/utils/truncation.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -296,5 +311,25 @@ impl ModelManifest {
     pub fn label_index(&self, output: &str, needle: &str) -> Option<usize> {
         let needle = needle.to_lowercase();
         self.labels_of(output)?.iter().position(|l| l.to_lowercase().contains(&needle))
+    }
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::ModelTask;
+
+    #[test]
+    fn task_display_is_the_manifest_spelling() {
+        for t in [
+            ModelTask::Alignscore,
+            ModelTask::Nli,
+            ModelTask::Dae,
+            ModelTask::Seq2seq,
+            ModelTask::ExtractiveQa,
+            ModelTask::SequenceClassification,
+            ModelTask::TokenEmbedding,
+        ] {
+            assert_eq!(serde_json::to_value(t).ok(), Some(serde_json::Value::String(t.to_string())));
+        }
     }
 }

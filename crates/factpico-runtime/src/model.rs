@@ -15,8 +15,10 @@ pub const MODEL_FILE: &str = "model.onnx";
 pub const TOKENIZER_FILE: &str = "tokenizer.json";
 
 const EXPORT_HINT: &str = "A model directory holds model.onnx, tokenizer.json and factpico.json \
-    (or a Hugging Face config.json); create one with `cargo xtask models alignscore-base` or \
-    `cargo xtask export ...` (see onnx/README.md)";
+    (or a Hugging Face config.json). Create one with the onnx/ exporter of its kind \
+    (onnx/README.md): export_alignscore.py (AlignScore), export_hf.py (NLI or LERC-QuIP \
+    classifiers), export_dae.py (DAE), export_seq2seq.py (T5/BART QG and QA), export_qa.py \
+    (extractive QA), export_embedding.py (BERTScore), or `cargo xtask models alignscore-base`";
 
 /// An opened (not yet loaded into ONNX Runtime) model directory.
 ///
@@ -39,6 +41,13 @@ impl ModelDir {
     /// [`Error::InvalidModel`] for an unreadable manifest/config or an empty `model.onnx`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
+        if path.is_file() {
+            let hint = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                Some(dir) => format!("pass the model directory that holds it ({}), not the file", dir.display()),
+                None => "pass the model directory that holds it, not the file".to_owned(),
+            };
+            return Err(Error::MissingFile { what: "model directory (this is a file)", path, hint });
+        }
         if !path.is_dir() {
             return Err(Error::MissingFile { what: "model directory", path, hint: EXPORT_HINT.into() });
         }

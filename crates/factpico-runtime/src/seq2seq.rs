@@ -160,7 +160,7 @@ impl Seq2SeqModel {
         if manifest.task != ModelTask::Seq2seq {
             return Err(Error::InvalidModel {
                 path: mpath,
-                reason: format!("task is {:?}, not seq2seq; this directory is not a generation model", manifest.task),
+                reason: format!("task is {}, not seq2seq; this directory is not a generation model (onnx/export_seq2seq.py)", manifest.task),
             });
         }
         let text = std::fs::read_to_string(&mpath).map_err(|e| Error::io(&mpath, e))?;
