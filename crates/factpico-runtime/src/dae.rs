@@ -8,8 +8,7 @@
 //! itself (article/summary layout, truncation, last-wordpiece positions) lives in the
 //! `factpico-dae` crate; this module only tokenizes words and runs padded batches.
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use tokenizers::Tokenizer;
@@ -17,7 +16,7 @@ use tokenizers::Tokenizer;
 use crate::error::{Error, Result};
 use crate::manifest::{ModelManifest, ModelTask};
 use crate::model::ModelDir;
-use crate::session::{build_session, SessionOptions};
+use crate::session::{lock, SessionOptions, SessionPool};
 
 /// Graph inputs of a DAE arc model, in export order.
 pub const DAE_INPUTS: [&str; 4] = ["input_ids", "attention_mask", "child_pos", "head_pos"];
@@ -114,13 +113,8 @@ impl DaeTokenizer {
 pub struct DaeArcModel {
     dir: ModelDir,
     tokenizer: DaeTokenizer,
-    sessions: Vec<Mutex<ort::session::Session>>,
-    next: AtomicUsize,
+    sessions: SessionPool,
     stats: Mutex<DaeRunStats>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl DaeArcModel {
@@ -143,11 +137,8 @@ impl DaeArcModel {
         }
         let tokenizer = DaeTokenizer::from_file(dir.tokenizer_path())?;
         let model_path = dir.model_path();
-        let mut sessions = Vec::new();
-        for _ in 0..options.sessions.max(1) {
-            sessions.push(build_session(&model_path, options)?);
-        }
-        let first = &sessions[0];
+        let sessions = SessionPool::load(&model_path, options)?;
+        let first = sessions.first();
         let mut have: Vec<String> = first.inputs().iter().map(|o| o.name().to_owned()).collect();
         have.sort();
         let mut want: Vec<String> = DAE_INPUTS.iter().map(|s| (*s).to_owned()).collect();
@@ -164,11 +155,11 @@ impl DaeArcModel {
                 reason: format!("the graph has no {DAE_OUTPUT:?} output; export with onnx/export_dae.py"),
             });
         }
+        drop(first);
         Ok(Self {
             dir,
             tokenizer,
-            sessions: sessions.into_iter().map(Mutex::new).collect(),
-            next: AtomicUsize::new(0),
+            sessions,
             stats: Mutex::new(DaeRunStats::default()),
         })
     }
@@ -191,17 +182,6 @@ impl DaeArcModel {
     /// Work counters since load.
     pub fn stats(&self) -> DaeRunStats {
         *lock(&self.stats)
-    }
-
-    fn take_session(&self) -> MutexGuard<'_, ort::session::Session> {
-        let n = self.sessions.len();
-        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
-        for k in 0..n {
-            if let Ok(g) = self.sessions[(start + k) % n].try_lock() {
-                return g;
-            }
-        }
-        lock(&self.sessions[start])
     }
 
     /// Runs one batch, padding ids to the longest example and arcs to the most arcs (padding
@@ -271,7 +251,7 @@ impl DaeArcModel {
         ];
         let t0 = Instant::now();
         let data: Vec<f32> = {
-            let mut session = self.take_session();
+            let mut session = self.sessions.take();
             let outputs = session.run(inputs).map_err(|e| Error::ort("running the DAE model", e))?;
             let value = outputs
                 .get(DAE_OUTPUT)

@@ -23,7 +23,7 @@
 //! not affect scores).
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use tokenizers::Tokenizer;
@@ -32,7 +32,7 @@ use unicode_normalization::UnicodeNormalization;
 use crate::error::{Error, Result};
 use crate::manifest::{ModelManifest, ModelTask, MANIFEST_FILE};
 use crate::model::ModelDir;
-use crate::session::{build_session, SessionOptions};
+use crate::session::{build_session, lock, SessionOptions};
 
 /// SQuAD feature and post-processing settings (the `qa` section of `factpico.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,9 +143,6 @@ impl std::fmt::Debug for ExtractiveQaModel {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// QAEval `_is_whitespace`.
 fn is_squad_ws(c: char) -> bool {

@@ -1,8 +1,7 @@
 //! Sequence-pair classification: tokenisation with explicit truncation, dynamic padding,
 //! length-bucketed batching, and a small pool of ONNX Runtime sessions.
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokenizers::utils::truncation::{truncate_encodings, TruncationDirection, TruncationError, TruncationParams};
@@ -11,7 +10,7 @@ use tokenizers::{Encoding, PostProcessor, Tokenizer};
 use crate::error::{Error, Result};
 use crate::manifest::{ModelManifest, TruncationConfig, TruncationSide, TruncationStrategy};
 use crate::model::ModelDir;
-use crate::session::{build_session, SessionOptions};
+use crate::session::{encoder_inputs, lock, InputRole, SessionOptions, SessionPool};
 
 /// One tokenised text (no special tokens, no truncation), reusable in many pairs. Obtained
 /// from [`PairClassifier::segment`].
@@ -111,12 +110,6 @@ pub struct RunStats {
     pub padded_tokens: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum InputRole {
-    Ids,
-    Mask,
-    TypeIds,
-}
 
 /// A sequence-pair classifier over a model directory (NLI cross-encoder, AlignScore, ...).
 ///
@@ -130,13 +123,8 @@ pub struct PairClassifier {
     n_added_pair: usize,
     inputs: Vec<(String, InputRole)>,
     outputs: Arc<[String]>,
-    sessions: Vec<Mutex<ort::session::Session>>,
-    next: AtomicUsize,
+    sessions: SessionPool,
     stats: Mutex<RunStats>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl PairClassifier {
@@ -164,44 +152,14 @@ impl PairClassifier {
             .map_err(|e| Error::tok("disabling tokenizer.json truncation", e))?;
         let n_added_pair = tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(true));
 
-        let n_sessions = options.sessions.max(1);
         let model_path = dir.model_path();
-        let mut sessions = Vec::with_capacity(n_sessions);
-        for _ in 0..n_sessions {
-            sessions.push(build_session(&model_path, options)?);
-        }
-        let first = &sessions[0];
-        let graph_inputs: Vec<String> = first.inputs().iter().map(|o| o.name().to_owned()).collect();
-        let graph_outputs: Vec<String> = first.outputs().iter().map(|o| o.name().to_owned()).collect();
-        let mut inputs = Vec::new();
-        for o in first.inputs() {
-            let role = match o.name() {
-                "input_ids" => InputRole::Ids,
-                "attention_mask" => InputRole::Mask,
-                "token_type_ids" => InputRole::TypeIds,
-                other => {
-                    return Err(Error::InvalidModel {
-                        path: model_path,
-                        reason: format!(
-                            "graph input {other:?} is not supported (expected input_ids, attention_mask, \
-                             token_type_ids); export the model with the onnx/ scripts"
-                        ),
-                    })
-                }
-            };
-            if let ort::value::ValueType::Tensor { ty, .. } = o.dtype() {
-                if *ty != ort::value::TensorElementType::Int64 {
-                    return Err(Error::InvalidModel {
-                        path: model_path,
-                        reason: format!("graph input {:?} has element type {ty:?}; int64 is required", o.name()),
-                    });
-                }
-            }
-            inputs.push((o.name().to_owned(), role));
-        }
-        if !inputs.iter().any(|(_, r)| *r == InputRole::Ids) {
-            return Err(Error::InvalidModel { path: model_path, reason: "the graph has no input_ids input".into() });
-        }
+        let sessions = SessionPool::load(&model_path, options)?;
+        let (inputs, graph_inputs, graph_outputs) = {
+            let first = sessions.first();
+            let graph_inputs: Vec<String> = first.inputs().iter().map(|o| o.name().to_owned()).collect();
+            let graph_outputs: Vec<String> = first.outputs().iter().map(|o| o.name().to_owned()).collect();
+            (encoder_inputs(&first, &model_path)?, graph_inputs, graph_outputs)
+        };
         let inferred = dir.manifest_is_inferred();
         let manifest = dir.manifest_mut();
         if inferred {
@@ -252,8 +210,7 @@ impl PairClassifier {
             n_added_pair,
             inputs,
             outputs,
-            sessions: sessions.into_iter().map(Mutex::new).collect(),
-            next: AtomicUsize::new(0),
+            sessions,
             stats: Mutex::new(RunStats::default()),
         })
     }
@@ -449,16 +406,6 @@ impl PairClassifier {
         *lock(&self.stats) = RunStats::default();
     }
 
-    fn take_session(&self) -> MutexGuard<'_, ort::session::Session> {
-        let n = self.sessions.len();
-        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
-        for k in 0..n {
-            if let Ok(g) = self.sessions[(start + k) % n].try_lock() {
-                return g;
-            }
-        }
-        lock(&self.sessions[start])
-    }
 
     /// One padded batch through one session.
     fn forward(&self, batch: &[&EncodedPair]) -> Result<Vec<PairOutput>> {
@@ -493,7 +440,7 @@ impl PairClassifier {
         }
         let t0 = Instant::now();
         let rows = {
-            let mut session = self.take_session();
+            let mut session = self.sessions.take();
             let outputs = session.run(inputs).map_err(|e| Error::ort("running the model", e))?;
             let mut per_output: Vec<Vec<Vec<f32>>> = Vec::with_capacity(self.outputs.len());
             for name in self.outputs.iter() {

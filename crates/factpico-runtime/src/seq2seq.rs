@@ -10,7 +10,7 @@
 //! [`crate::generate::DecoderStep`] with key/value-cache reuse ([`OrtDecoder`]), so the
 //! searches of [`crate::generate`] (greedy, Hugging Face beam, AllenNLP beam) run on it.
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use tokenizers::Tokenizer;
@@ -20,7 +20,7 @@ use crate::generate::allennlp::{allennlp_beam_search, AllenNlpBeamConfig, AllenN
 use crate::generate::beam::{hf_beam_search, BeamConfig, BeamOutput};
 use crate::generate::{greedy, DecoderStep, GreedyConfig, GreedyOutput, Hyp};
 use crate::manifest::{ModelManifest, ModelTask, MANIFEST_FILE};
-use crate::session::{build_session, SessionOptions};
+use crate::session::{build_session, lock, SessionOptions};
 
 /// Which decoder graphs a directory holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,9 +130,6 @@ impl std::fmt::Debug for Seq2SeqModel {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 fn static_dim(dims: &[i64], i: usize) -> Option<usize> {
     dims.get(i).copied().filter(|&d| d > 0).map(|d| d as usize)

@@ -8,8 +8,6 @@
 //! * [`crate::embed::TokenEmbedder`] (per-token hidden states) shares the encoding and
 //!   batching code.
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tokenizers::utils::truncation::TruncationDirection;
 use tokenizers::{PostProcessor, Tokenizer};
@@ -17,7 +15,7 @@ use tokenizers::{PostProcessor, Tokenizer};
 use crate::error::{Error, Result};
 use crate::manifest::ModelManifest;
 use crate::model::ModelDir;
-use crate::session::{build_session, SessionOptions};
+use crate::session::{encoder_inputs, InputRole, SessionOptions, SessionPool};
 
 /// One tokenised text with special tokens, at most `max_length` ids long.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,26 +73,14 @@ impl SingleEncoder {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Ids,
-    Mask,
-    TypeIds,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// Session pool + input roles of a single-sequence graph.
 #[derive(Debug)]
 pub(crate) struct Runner {
     model_path: PathBuf,
-    inputs: Vec<(String, Role)>,
+    inputs: Vec<(String, InputRole)>,
     pad: i64,
     max_length: usize,
-    sessions: Vec<Mutex<ort::session::Session>>,
-    next: AtomicUsize,
+    sessions: SessionPool,
 }
 
 impl Runner {
@@ -103,32 +89,9 @@ impl Runner {
     /// the graph has it, else the graph's first output; its name is returned.
     pub(crate) fn load(dir: &ModelDir, options: &SessionOptions, output: Option<&str>) -> Result<(Self, String)> {
         let model_path = dir.model_path();
-        let mut sessions = Vec::with_capacity(options.sessions.max(1));
-        for _ in 0..options.sessions.max(1) {
-            sessions.push(build_session(&model_path, options)?);
-        }
-        let first = &sessions[0];
-        let mut inputs = Vec::new();
-        for o in first.inputs() {
-            let role = match o.name() {
-                "input_ids" => Role::Ids,
-                "attention_mask" => Role::Mask,
-                "token_type_ids" => Role::TypeIds,
-                other => {
-                    return Err(Error::InvalidModel {
-                        path: model_path,
-                        reason: format!(
-                            "graph input {other:?} is not supported (expected input_ids, attention_mask, \
-                             token_type_ids); export the model with the onnx/ scripts"
-                        ),
-                    })
-                }
-            };
-            inputs.push((o.name().to_owned(), role));
-        }
-        if !inputs.iter().any(|(_, r)| *r == Role::Ids) {
-            return Err(Error::InvalidModel { path: model_path, reason: "the graph has no input_ids input".into() });
-        }
+        let sessions = SessionPool::load(&model_path, options)?;
+        let first = sessions.first();
+        let inputs = encoder_inputs(&first, &model_path)?;
         let outs: Vec<String> = first.outputs().iter().map(|o| o.name().to_owned()).collect();
         let output = match output {
             Some(o) if outs.iter().any(|n| n == o) => o.to_owned(),
@@ -144,26 +107,15 @@ impl Runner {
                 reason: "the graph has no output".into(),
             })?,
         };
+        drop(first);
         let runner = Self {
             model_path,
             inputs,
             pad: dir.manifest().pad_token_id,
             max_length: dir.manifest().max_length,
-            sessions: sessions.into_iter().map(Mutex::new).collect(),
-            next: AtomicUsize::new(0),
+            sessions,
         };
         Ok((runner, output))
-    }
-
-    fn take_session(&self) -> MutexGuard<'_, ort::session::Session> {
-        let n = self.sessions.len();
-        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
-        for k in 0..n {
-            if let Ok(g) = self.sessions[(start + k) % n].try_lock() {
-                return g;
-            }
-        }
-        lock(&self.sessions[start])
     }
 
     /// Checks lengths: every sequence non-empty and at most `max_length` ids.
@@ -210,14 +162,14 @@ impl Runner {
             let mut feed: Vec<(String, ort::value::DynValue)> = Vec::with_capacity(self.inputs.len());
             for (name, role) in &self.inputs {
                 let v = match role {
-                    Role::Ids => ids.clone(),
-                    Role::Mask => mask.clone(),
-                    Role::TypeIds => vec![0i64; b * l],
+                    InputRole::Ids => ids.clone(),
+                    InputRole::Mask => mask.clone(),
+                    InputRole::TypeIds => vec![0i64; b * l],
                 };
                 let t = ort::value::Tensor::from_array(([b, l], v)).map_err(|e| Error::ort("creating an input tensor", e))?;
                 feed.push((name.clone(), t.into_dyn()));
             }
-            let mut session = self.take_session();
+            let mut session = self.sessions.take();
             let outputs = session.run(feed).map_err(|e| Error::ort("running the model", e))?;
             let value = outputs
                 .get(output)

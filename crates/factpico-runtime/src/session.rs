@@ -1,4 +1,4 @@
-//! ONNX Runtime session options and construction.
+//! ONNX Runtime session options, construction, and the session pool the model types share.
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -179,4 +179,94 @@ pub(crate) fn build_session(model: &Path, opts: &SessionOptions) -> Result<ort::
             e.message()
         ),
     })
+}
+
+/// `Mutex::lock` that ignores poisoning: a panic while holding a session or counters leaves
+/// nothing half-written that a later caller could misread.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// [`SessionOptions::sessions`] ONNX Runtime sessions of one graph, each behind a mutex
+/// (`Session::run` needs `&mut`), handed out round-robin: a caller takes the first free one
+/// from its starting point, or waits for that one.
+#[derive(Debug)]
+pub(crate) struct SessionPool {
+    sessions: Vec<std::sync::Mutex<ort::session::Session>>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl SessionPool {
+    /// Builds the sessions (at least one).
+    pub(crate) fn load(model: &Path, opts: &SessionOptions) -> Result<Self> {
+        let n = opts.sessions.max(1);
+        let mut sessions = Vec::with_capacity(n);
+        for _ in 0..n {
+            sessions.push(std::sync::Mutex::new(build_session(model, opts)?));
+        }
+        Ok(Self { sessions, next: std::sync::atomic::AtomicUsize::new(0) })
+    }
+
+    /// A session, free if one is.
+    pub(crate) fn take(&self) -> std::sync::MutexGuard<'_, ort::session::Session> {
+        let n = self.sessions.len();
+        let start = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % n;
+        for k in 0..n {
+            if let Ok(g) = self.sessions[(start + k) % n].try_lock() {
+                return g;
+            }
+        }
+        lock(&self.sessions[start])
+    }
+
+    /// The first session, to read the graph's inputs and outputs.
+    pub(crate) fn first(&self) -> std::sync::MutexGuard<'_, ort::session::Session> {
+        lock(&self.sessions[0])
+    }
+}
+
+/// What a graph input of a Hugging Face encoder carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InputRole {
+    /// `input_ids`.
+    Ids,
+    /// `attention_mask`.
+    Mask,
+    /// `token_type_ids` (segment ids).
+    TypeIds,
+}
+
+/// The roles of an encoder graph's inputs, in graph order: every input must be `input_ids`,
+/// `attention_mask` or `token_type_ids` of int64 elements, and `input_ids` must be present.
+pub(crate) fn encoder_inputs(session: &ort::session::Session, model: &Path) -> Result<Vec<(String, InputRole)>> {
+    let mut inputs = Vec::new();
+    for o in session.inputs() {
+        let role = match o.name() {
+            "input_ids" => InputRole::Ids,
+            "attention_mask" => InputRole::Mask,
+            "token_type_ids" => InputRole::TypeIds,
+            other => {
+                return Err(Error::InvalidModel {
+                    path: model.to_path_buf(),
+                    reason: format!(
+                        "graph input {other:?} is not supported (expected input_ids, attention_mask, \
+                         token_type_ids); export the model with the onnx/ scripts"
+                    ),
+                })
+            }
+        };
+        if let ort::value::ValueType::Tensor { ty, .. } = o.dtype() {
+            if *ty != ort::value::TensorElementType::Int64 {
+                return Err(Error::InvalidModel {
+                    path: model.to_path_buf(),
+                    reason: format!("graph input {:?} has element type {ty:?}; int64 is required", o.name()),
+                });
+            }
+        }
+        inputs.push((o.name().to_owned(), role));
+    }
+    if !inputs.iter().any(|(_, r)| *r == InputRole::Ids) {
+        return Err(Error::InvalidModel { path: model.to_path_buf(), reason: "the graph has no input_ids input".into() });
+    }
+    Ok(inputs)
 }
