@@ -14,15 +14,18 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+mod qa_support;
 
 use std::collections::HashMap;
 
 use factpico_qa::{
-    lerc_quip_input, normalize_lerc_quip, AnswerCandidate, AnswerKind, AnswerProvenance, AnswerSelector, Answers,
+    lerc_quip_input, normalize_lerc_quip, AnswerSelector, Answers,
     BertScorer, LercQuip, QaFactEval, QaFactEvalOptions, QuestEval, QuestEvalOptions,
 };
 use factpico_runtime::SessionOptions;
 use serde_json::Value;
+
+use qa_support::{answers, sha256};
 
 const BERT_TOL: f64 = 1e-5;
 const QE_TOL: f64 = 1e-4;
@@ -43,11 +46,6 @@ fn bert() -> BertScorer {
 
 fn lerc() -> LercQuip {
     LercQuip::load(models().join("lerc-tiny"), &session()).unwrap()
-}
-
-fn sha256(s: &str) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(s.as_bytes()))
 }
 
 fn s(v: &Value) -> &str {
@@ -145,41 +143,6 @@ fn bertscore_edge_cases() {
 
 // ------------------------------------------------------------------------------- QuestEval
 
-fn cp_to_byte(text: &str) -> Vec<usize> {
-    let mut v: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-    v.push(text.len());
-    v
-}
-
-/// Rebuilds the reference's answers of one text from the stored offsets (as in
-/// `tests/qa_questeval.rs`).
-fn answers(text: &str, g: &Value) -> Answers {
-    let cp = cp_to_byte(text);
-    let sentences: Vec<std::ops::Range<usize>> = g["sentences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| cp[s[0].as_u64().unwrap() as usize]..cp[s[1].as_u64().unwrap() as usize])
-        .collect();
-    let text5 = sentences.iter().map(|r| &text[r.clone()]).collect::<Vec<_>>().join(" ");
-    let cp5 = cp_to_byte(&text5);
-    let mut candidates = Vec::new();
-    let mut strings = Vec::new();
-    for (key, kind) in [("ner", AnswerKind::Entity(String::new())), ("noun", AnswerKind::NounChunk)] {
-        for a in g[key].as_array().unwrap() {
-            let s = text5[cp5[a[0].as_u64().unwrap() as usize]..cp5[a[1].as_u64().unwrap() as usize]].to_owned();
-            strings.push(s.clone());
-            candidates.push(AnswerCandidate { text: s, span: None, sentence: 0..0, kind: kind.clone() });
-        }
-        if key == "ner" {
-            strings.push("\u{1e}".into());
-        }
-    }
-    if let Some(h) = g.get("answers_sha256") {
-        assert_eq!(sha256(&strings.join("\u{1f}")), s(h), "rebuilt answers differ");
-    }
-    Answers { candidates, sentences, provenance: AnswerProvenance::Provided }
-}
 
 fn questeval() -> QuestEval {
     let root = models();

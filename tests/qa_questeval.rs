@@ -8,52 +8,16 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+mod qa_support;
 
 use std::collections::HashMap;
 
-use factpico_qa::{AnswerCandidate, AnswerKind, AnswerProvenance, Answers, QuestEval, QuestEvalOptions};
+use factpico_qa::{AnswerProvenance, Answers, QuestEval, QuestEvalOptions};
 use factpico_runtime::SessionOptions;
 use serde_json::Value;
 
-fn sha256(s: &str) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(s.as_bytes()))
-}
+use qa_support::answers;
 
-fn cp_to_byte(text: &str) -> Vec<usize> {
-    let mut v: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-    v.push(text.len());
-    v
-}
-
-/// Rebuilds the reference's answers of one text from the stored offsets.
-fn answers(text: &str, g: &Value) -> Answers {
-    let cp = cp_to_byte(text);
-    let sentences: Vec<std::ops::Range<usize>> = g["sentences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| cp[s[0].as_u64().unwrap() as usize]..cp[s[1].as_u64().unwrap() as usize])
-        .collect();
-    let text5 = sentences.iter().map(|r| &text[r.clone()]).collect::<Vec<_>>().join(" ");
-    let cp5 = cp_to_byte(&text5);
-    let mut candidates = Vec::new();
-    let mut strings = Vec::new();
-    for (key, kind) in [("ner", AnswerKind::Entity(String::new())), ("noun", AnswerKind::NounChunk)] {
-        for a in g[key].as_array().unwrap() {
-            let s = text5[cp5[a[0].as_u64().unwrap() as usize]..cp5[a[1].as_u64().unwrap() as usize]].to_owned();
-            strings.push(s.clone());
-            candidates.push(AnswerCandidate { text: s, span: None, sentence: 0..0, kind: kind.clone() });
-        }
-        if key == "ner" {
-            strings.push("\u{1e}".into());
-        }
-    }
-    if let Some(h) = g.get("answers_sha256") {
-        assert_eq!(sha256(&strings.join("\u{1f}")), h.as_str().unwrap(), "rebuilt answers differ");
-    }
-    Answers { candidates, sentences, provenance: AnswerProvenance::Provided }
-}
 
 fn scorer() -> QuestEval {
     factpico_runtime::init_ort().expect("ONNX Runtime (run `cargo xtask ort` or set ORT_DYLIB_PATH)");
