@@ -8,10 +8,11 @@ use factpico_qa::{
     AnswerSelector, ClozeOptions, ClozeQa, ClozeRow, QaFactEval, QaFactEvalOptions, QaFactEvalRow, QuestEval,
     QuestEvalOptions, QuestEvalRow,
 };
+use factpico_runtime::SessionOptions;
 
 use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
 use crate::neural::{init_error, CLOZE, QAFACTEVAL, QUESTEVAL};
-use crate::{Error, Result, ScorerOptions};
+use crate::{Error, ModelOptions, Result, ScorerOptions};
 
 fn require(metric: &str, dir: &Option<PathBuf>, flag: &str, what: &str) -> Result<PathBuf> {
     match dir {
@@ -54,6 +55,33 @@ fn sha(metric: &str, dir: &std::path::Path) -> Result<serde_json::Value> {
     Ok(serde_json::json!(files))
 }
 
+/// An optional component model (BERTScore, LERC-QuIP): its directory, checked like the
+/// required ones, and its provenance (`null` when not given).
+fn optional_model(
+    name: &str,
+    dir: &Option<PathBuf>,
+    flag: &str,
+    what: &str,
+    reference: &str,
+) -> Result<(Option<PathBuf>, serde_json::Value)> {
+    if dir.is_none() {
+        return Ok((None, serde_json::Value::Null));
+    }
+    let d = require(name, dir, flag, what)?;
+    let provenance = serde_json::json!({ "model": d, "model_sha256": sha(name, &d)?, "reference": reference });
+    Ok((Some(d), provenance))
+}
+
+/// `--batch-size` and `--threads`, where given.
+fn run_options(m: &ModelOptions, batch_size: &mut usize, session: &mut SessionOptions) {
+    if let Some(b) = m.batch_size {
+        *batch_size = b;
+    }
+    if let Some(t) = m.threads {
+        *session = session.clone().intra_threads(t);
+    }
+}
+
 /// Builds `questeval`, `qafacteval` or `cloze` from `options.models`.
 pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metric>> {
     let m = &options.models;
@@ -62,28 +90,21 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
         "questeval" => {
             let qg = require(name, &m.questeval_qg_model, "--questeval-qg-model", "a T5 question-generation export")?;
             let qa = require(name, &m.questeval_qa_model, "--questeval-qa-model", "a T5 QA export with an unanswerable token")?;
-            let bert = match &m.bertscore_model {
-                Some(_) => Some(require(name, &m.bertscore_model, "--bertscore-model", "a token-embedding export")?),
-                None => None,
-            };
+            let (bert, bert_provenance) = optional_model(
+                name,
+                &m.bertscore_model,
+                "--bertscore-model",
+                "a token-embedding export",
+                "bert_score 0.3.9 (idf=False, no rescaling, batch 64)",
+            )?;
             let mut o = QuestEvalOptions::new(&qg, &qa);
-            o.bertscore_model = bert.clone();
+            o.bertscore_model = bert;
             o.answers = selector;
-            if let Some(b) = m.batch_size {
-                o.batch_size = b;
-            }
-            if let Some(t) = m.threads {
-                o.session = o.session.intra_threads(t);
-            }
+            run_options(m, &mut o.batch_size, &mut o.session);
             let provenance = serde_json::json!({
                 "reference": QUESTEVAL.reference, "qg_model": qg, "qa_model": qa,
                 "qg_model_sha256": sha(name, &qg)?, "qa_model_sha256": sha(name, &qa)?,
-                "answers": selector_name,
-                "bertscore": match &bert {
-                    Some(b) => serde_json::json!({ "model": b, "model_sha256": sha(name, b)?,
-                        "reference": "bert_score 0.3.9 (idf=False, no rescaling, batch 64)" }),
-                    None => serde_json::Value::Null,
-                },
+                "answers": selector_name, "bertscore": bert_provenance,
             });
             let inner = QuestEval::try_new(o).map_err(|e| init_error(name, e))?;
             Ok(Box::new(QaMetric { inner: Inner::QuestEval(Box::new(inner)), provenance }))
@@ -91,28 +112,21 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
         "qafacteval" => {
             let qg = require(name, &m.qafacteval_qg_model, "--qafacteval-qg-model", "a BART question-generation export")?;
             let qa = require(name, &m.extractive_qa_model, "--extractive-qa-model", "an extractive QA export")?;
-            let lerc = match &m.lerc_model {
-                Some(_) => Some(require(name, &m.lerc_model, "--lerc-model", "a LERC-QuIP export")?),
-                None => None,
-            };
+            let (lerc, lerc_provenance) = optional_model(
+                name,
+                &m.lerc_model,
+                "--lerc-model",
+                "a LERC-QuIP export",
+                "salesforce/QAFactEval 645686a lerc_quip.py",
+            )?;
             let mut o = QaFactEvalOptions::new(&qg, &qa);
-            o.lerc_model = lerc.clone();
+            o.lerc_model = lerc;
             o.answers = selector;
-            if let Some(b) = m.batch_size {
-                o.batch_size = b;
-            }
-            if let Some(t) = m.threads {
-                o.session = o.session.intra_threads(t);
-            }
+            run_options(m, &mut o.batch_size, &mut o.session);
             let provenance = serde_json::json!({
                 "reference": QAFACTEVAL.reference, "qg_model": qg, "qa_model": qa,
                 "qg_model_sha256": sha(name, &qg)?, "qa_model_sha256": sha(name, &qa)?,
-                "answers": selector_name,
-                "lerc": match &lerc {
-                    Some(l) => serde_json::json!({ "model": l, "model_sha256": sha(name, l)?,
-                        "reference": "salesforce/QAFactEval 645686a lerc_quip.py" }),
-                    None => serde_json::Value::Null,
-                },
+                "answers": selector_name, "lerc": lerc_provenance,
             });
             let inner = QaFactEval::try_new(o).map_err(|e| init_error(name, e))?;
             Ok(Box::new(QaMetric { inner: Inner::QaFactEval(Box::new(inner)), provenance }))
@@ -121,12 +135,7 @@ pub(super) fn build(name: &str, options: &ScorerOptions) -> Result<Box<dyn Metri
             let qa = require(name, &m.extractive_qa_model, "--extractive-qa-model", "an extractive QA export")?;
             let mut o = ClozeOptions::new(&qa);
             o.answers = selector;
-            if let Some(b) = m.batch_size {
-                o.batch_size = b;
-            }
-            if let Some(t) = m.threads {
-                o.session = o.session.intra_threads(t);
-            }
+            run_options(m, &mut o.batch_size, &mut o.session);
             let provenance = serde_json::json!({
                 "reference": CLOZE.reference, "qa_model": qa, "qa_model_sha256": sha(name, &qa)?, "answers": selector_name,
             });
