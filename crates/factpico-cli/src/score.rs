@@ -142,7 +142,8 @@ pub struct ModelArgs {
     /// QA metrics: answer selection: auto (spaCy sidecar when installed, else rules), spacy, rules.
     #[arg(long)]
     pub answers: Option<String>,
-    /// Print each row's per-question (QA metrics) and per-arc (DAE) detail to stderr.
+    /// Print each row's per-question (QA metrics) and per-arc (DAE) detail to standard output
+    /// (to standard error with `-o -`, where standard output carries the rows).
     #[arg(long)]
     pub explain: bool,
     /// AlignScore: whitespace words per context chunk (default 350, the reference's). Lower it
@@ -435,7 +436,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                 Err(e) => skipped_row(e, &provenance),
             };
             if args.models.explain {
-                progress.suspend(|| explain(&report));
+                progress.suspend(|| explain(&report, to_stdout));
             }
             writer.write(&report)?;
             count(&report, &mut csv, &mut summary)?;
@@ -482,8 +483,9 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Prints a row's per-question (QA metrics) and per-arc (DAE) detail to stdout.
-fn explain(r: &Report) {
+/// Prints a row's per-question (QA metrics) and per-arc (DAE) detail to stdout, or to stderr
+/// when stdout carries the rows (`-o -`).
+fn explain(r: &Report, to_stderr: bool) {
     use std::fmt::Write as _;
     let mut s = String::new();
     let _ = writeln!(
@@ -546,7 +548,11 @@ fn explain(r: &Report) {
     for (col, reason) in &r.nulls {
         let _ = writeln!(s, "   {col}: null ({reason})");
     }
-    print!("{s}");
+    if to_stderr {
+        eprint!("{s}");
+    } else {
+        print!("{s}");
+    }
 }
 
 /// Model flags given for metrics that are not selected: they do nothing (but are recorded in

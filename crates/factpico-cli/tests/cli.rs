@@ -614,6 +614,18 @@ fn dae_through_the_cli_with_conllu_arcs_matches_goldens() {
         assert_eq!(last["id"], "one_word");
         assert!(last["scores"]["dae"].is_null());
         assert_eq!(last["nulls"]["dae"], "no_kept_arcs");
+        // --explain with -o -: stdout stays pure JSONL (the detail goes to stderr).
+        let o = run(&[
+            "score", inp.to_str().unwrap(), "-o", "-", "-q", "--metrics", "dae", "--explain",
+            "--dae-model", model.to_str().unwrap(), "--arcs", arcs.to_str().unwrap(), "--dae-multi-sentence", flag,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(stdout.lines().count(), rs.len());
+        for l in stdout.lines() {
+            serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("not a JSON row ({e}): {l}"));
+        }
+        assert!(stderr(&o).contains("arcs; lowest first"), "{}", stderr(&o));
     }
     eprintln!("dae via CLI: {compared} arc probabilities within 1e-4 of the reference");
     // Model flags are validated with clear messages.
