@@ -125,7 +125,8 @@ pub struct AlignScoreOptions {
     /// Evaluation mode (default `nli_sp`).
     pub mode: Mode,
     /// Pairs per ONNX Runtime batch (padded to the longest pair of the batch, length-sorted).
-    /// Does not change scores. Default 2: on CPU, larger batches bought no speed for
+    /// Does not change scores (fp32 graphs, ≤ 1e-5; dynamic-int8 graphs compute activation
+    /// scales per batch, so their scores move slightly with batch composition). Default 2: on CPU, larger batches bought no speed for
     /// ~500-token pairs (RoBERTa-base graph, 100 real pairs: 531 CPU s at 2 vs 542 at 8) but
     /// raised peak memory (586 MB vs 986 MB, model 384 MB; BENCHMARKS.md). Raise it for CUDA.
     pub batch_size: usize,
