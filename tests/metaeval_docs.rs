@@ -91,14 +91,15 @@ const MODEL_SCORE_OPTIONS: &[(&str, &str)] = &[
     ("--dae-nli-model", "dae_nli_model"),
 ];
 
-/// A model-based `factpico score INPUT [options]`. Without `model_scores` only
-/// its options are checked. With it, `<model_scores>/<basename of -o>` stands in
-/// for the command's output after checking that it is what the command writes:
-/// one row per input record in order, each with the id the command derives, the
-/// command's metric columns, and provenance options (metrics, sentence spans,
-/// model directories, max length) equal to the command's. The file is then
-/// copied to the mapped `-o` path. Returns the rows read.
-fn model_score(args: &[String], p: &Paths, model_scores: Option<&Path>) -> usize {
+/// The options of a documented `factpico score INPUT [options]` (`args[0]` is the input),
+/// values as written: the options every score command may use, and the model flags of
+/// `model_options` under their provenance key. Any other option panics (`what` names the
+/// command kind), so the doc cannot use an option this test does not reproduce.
+fn score_options<'a>(
+    args: &'a [String],
+    model_options: &[(&str, &'static str)],
+    what: &str,
+) -> (BTreeMap<&'a str, String>, BTreeMap<&'static str, String>) {
     let mut opt: BTreeMap<&str, String> = BTreeMap::new();
     let mut models: BTreeMap<&str, String> = BTreeMap::new();
     let mut i = 1;
@@ -115,14 +116,26 @@ fn model_score(args: &[String], p: &Paths, model_scores: Option<&Path>) -> usize
                 i += 2;
             }
             o => {
-                let Some((_, key)) = MODEL_SCORE_OPTIONS.iter().find(|(f, _)| *f == o) else {
-                    panic!("{DOC}: model-based `factpico score` option {o} is not known to this test; extend it")
+                let Some((_, key)) = model_options.iter().find(|(f, _)| *f == o) else {
+                    panic!("{DOC}: {what} option {o} is not reproduced by this test; extend it")
                 };
                 models.insert(key, args[i + 1].clone());
                 i += 2;
             }
         }
     }
+    (opt, models)
+}
+
+/// A model-based `factpico score INPUT [options]`. Without `model_scores` only
+/// its options are checked. With it, `<model_scores>/<basename of -o>` stands in
+/// for the command's output after checking that it is what the command writes:
+/// one row per input record in order, each with the id the command derives, the
+/// command's metric columns, and provenance options (metrics, sentence spans,
+/// model directories, max length) equal to the command's. The file is then
+/// copied to the mapped `-o` path. Returns the rows read.
+fn model_score(args: &[String], p: &Paths, model_scores: Option<&Path>) -> usize {
+    let (opt, models) = score_options(args, MODEL_SCORE_OPTIONS, "model-based `factpico score`");
     let out = opt.get("-o").expect("-o is required in the doc's score commands").clone();
     let metrics: Vec<String> =
         opt.get("--metrics").map_or("rougeL,fkgl", String::as_str).split(',').map(str::to_owned).collect();
@@ -249,23 +262,7 @@ fn records(path: &Path) -> Vec<BTreeMap<String, String>> {
 /// `factpico score INPUT [options]`, reproduced with the library.
 fn score(args: &[String], p: &Paths) -> usize {
     let input = PathBuf::from(p.map(&args[0]));
-    let mut opt: BTreeMap<&str, String> = BTreeMap::new();
-    let mut i = 1;
-    while i < args.len() {
-        let a = args[i].as_str();
-        match a {
-            "--no-sentences" | "-q" => {
-                opt.insert(a, String::new());
-                i += 1;
-            }
-            "--source-field" | "--summary-field" | "--id-from" | "--id-prefix" | "--id-hex" | "--id-field"
-            | "--metrics" | "-o" => {
-                opt.insert(a, p.map(&args[i + 1]));
-                i += 2;
-            }
-            other => panic!("{DOC}: `factpico score` option {other} is not reproduced by this test; extend it"),
-        }
-    }
+    let (opt, _) = score_options(args, &[], "`factpico score`");
     let get = |k: &str, d: &str| opt.get(k).cloned().unwrap_or_else(|| d.to_owned());
     let metrics: Vec<String> = get("--metrics", "rougeL,fkgl").split(',').map(str::to_owned).collect();
     let scorer = Scorer::try_new(ScorerOptions {
@@ -284,7 +281,7 @@ fn score(args: &[String], p: &Paths) -> usize {
         out.push_str(&serde_json::to_string(&rep).unwrap());
         out.push('\n');
     }
-    let o = PathBuf::from(opt.get("-o").expect("-o is required in the doc's score commands"));
+    let o = PathBuf::from(p.map(opt.get("-o").expect("-o is required in the doc's score commands")));
     std::fs::create_dir_all(o.parent().unwrap()).unwrap();
     std::fs::write(&o, out).unwrap();
     recs.len()
