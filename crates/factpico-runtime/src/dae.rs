@@ -65,12 +65,7 @@ impl DaeTokenizer {
     /// [`Error::InvalidModel`] for an unreadable file or missing special tokens.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
         let tok_path = path.as_ref().to_path_buf();
-        let mut tokenizer = Tokenizer::from_file(&tok_path).map_err(|e| Error::InvalidModel {
-            path: tok_path.clone(),
-            reason: format!("not a Hugging Face tokenizers file ({e}); re-export the model"),
-        })?;
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|e| Error::tok("disabling tokenizer.json truncation", e))?;
+        let tokenizer = crate::model::load_tokenizer(&tok_path)?;
         let special = |t: &str| {
             tokenizer.token_to_id(t).ok_or_else(|| Error::InvalidModel {
                 path: tok_path.clone(),

@@ -181,12 +181,7 @@ impl ExtractiveQaModel {
             });
         }
         let tok_path = dir.tokenizer_path();
-        let mut tokenizer = Tokenizer::from_file(&tok_path).map_err(|e| Error::InvalidModel {
-            path: tok_path.clone(),
-            reason: format!("not a Hugging Face tokenizers file ({e})"),
-        })?;
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|e| Error::tok("disabling truncation", e))?;
+        let tokenizer = crate::model::load_tokenizer(&tok_path)?;
         let id = |t: &str| {
             tokenizer.token_to_id(t).ok_or_else(|| Error::InvalidModel {
                 path: tok_path.clone(),

@@ -9,6 +9,18 @@ use sha2::Digest;
 use crate::error::{Error, Result};
 use crate::manifest::{ModelManifest, MANIFEST_FILE};
 
+/// Loads a `tokenizer.json` with its padding and truncation settings removed: exported files
+/// may force them (e.g. to 128), and factpico pads and truncates itself, per model type.
+pub(crate) fn load_tokenizer(path: &Path) -> Result<tokenizers::Tokenizer> {
+    let mut tokenizer = tokenizers::Tokenizer::from_file(path).map_err(|e| Error::InvalidModel {
+        path: path.to_path_buf(),
+        reason: format!("not a Hugging Face tokenizers file ({e}); re-export the model"),
+    })?;
+    tokenizer.with_padding(None);
+    tokenizer.with_truncation(None).map_err(|e| Error::tok("disabling tokenizer.json truncation", e))?;
+    Ok(tokenizer)
+}
+
 /// File name of the ONNX graph inside a model directory.
 pub const MODEL_FILE: &str = "model.onnx";
 /// File name of the Hugging Face `tokenizers` file inside a model directory.

@@ -141,15 +141,7 @@ impl PairClassifier {
     pub fn load(dir: impl AsRef<Path>, options: &SessionOptions) -> Result<Self> {
         let mut dir = ModelDir::open(dir)?;
         let tok_path = dir.tokenizer_path();
-        let mut tokenizer = Tokenizer::from_file(&tok_path).map_err(|e| Error::InvalidModel {
-            path: tok_path.clone(),
-            reason: format!("not a Hugging Face tokenizers file ({e}); re-export the model"),
-        })?;
-        // tokenizer.json files may force padding/truncation (e.g. to 128): we do both ourselves.
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| Error::tok("disabling tokenizer.json truncation", e))?;
+        let tokenizer = crate::model::load_tokenizer(&tok_path)?;
         let n_added_pair = tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(true));
 
         let model_path = dir.model_path();

@@ -180,12 +180,7 @@ impl Seq2SeqModel {
         if !tok_path.is_file() {
             return Err(Error::MissingFile { what: "tokenizer.json", path: tok_path, hint: HINT.into() });
         }
-        let mut tokenizer = Tokenizer::from_file(&tok_path).map_err(|e| Error::InvalidModel {
-            path: tok_path.clone(),
-            reason: format!("not a Hugging Face tokenizers file ({e})"),
-        })?;
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|e| Error::tok("disabling truncation", e))?;
+        let tokenizer = crate::model::load_tokenizer(&tok_path)?;
         let encoder = build_session(&file("encoder_model.onnx")?, options)?;
         let (decoder, decoder_past) = match config.layout {
             DecoderLayout::Split => (

@@ -38,12 +38,7 @@ pub(crate) struct SingleEncoder {
 impl SingleEncoder {
     pub(crate) fn load(dir: &ModelDir) -> Result<Self> {
         let path = dir.tokenizer_path();
-        let mut tokenizer = Tokenizer::from_file(&path).map_err(|e| Error::InvalidModel {
-            path: path.clone(),
-            reason: format!("not a Hugging Face tokenizers file ({e}); re-export the model"),
-        })?;
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(|e| Error::tok("disabling tokenizer.json truncation", e))?;
+        let tokenizer = crate::model::load_tokenizer(&path)?;
         let n_added = tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(false));
         let max_length = dir.manifest().max_length;
         if max_length <= n_added {
