@@ -14,6 +14,10 @@
 //! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
 //!   benchmark vs the Python reference (`bench_qa.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
+//! * `cargo xtask browser` — Debian's chromium + chromedriver for the `factpico report` browser
+//!   tests (`browser.rs`; apt-get as root when absent); `cargo xtask test` sets it up too.
+//! * `cargo xtask bench report` — size and time to first render of 1,000- and 10,000-row
+//!   report pages in headless Chromium (`bench_report.rs`).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -27,6 +31,8 @@ mod ort;
 mod python;
 mod bench_dae;
 mod bench_qa;
+mod bench_report;
+mod browser;
 mod sidecar;
 
 #[derive(Parser)]
@@ -80,9 +86,11 @@ enum Cmd {
         #[arg(long)]
         python: Option<String>,
     },
+    /// Install the headless browser of the report tests (chromium, chromedriver) when absent.
+    Browser,
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa.
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, report (page size and time to first render).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -113,6 +121,7 @@ fn main() -> Result<()> {
             if let Some(py) = sidecar::prepare_for_tests()? {
                 cmd.env(sidecar::PYTHON_ENV, py);
             }
+            browser::prepare_for_tests()?;
             // --no-fail-fast: one failing test binary must not hide the results of the others.
             // --show-output: the golden/parity tests print what they compared (counts), and
             // that evidence belongs in CI's log, not only in failures.
@@ -129,9 +138,11 @@ fn main() -> Result<()> {
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
+        Cmd::Browser => browser::setup().map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
+        Cmd::Bench { what, .. } if what == "report" => bench_report::run(&[1_000, 10_000]),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

@@ -41,6 +41,77 @@ impl Format {
     }
 }
 
+/// The input options shared by `factpico score` and `factpico report` (which re-reads the
+/// scored input with the same options): format and field names.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InputArgs {
+    /// Input format (default: from the file extension).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Field holding the row id. When absent from the input, ids are derived
+    /// (--id-from) or `row-<n>`.
+    #[arg(long)]
+    pub id_field: Option<String>,
+    /// Field holding the abstract.
+    #[arg(long, default_value = "source")]
+    pub source_field: String,
+    /// Field holding the plain-language summary.
+    #[arg(long, default_value = "summary")]
+    pub summary_field: String,
+    /// Field holding the generating system (optional in the data).
+    #[arg(long, default_value = "system")]
+    pub system_field: String,
+    /// Derive ids from sha256 of this field (instead of any id field of the data)
+    /// (e.g. `--id-from source --id-prefix sh_ --id-hex 12` matches shaib2023's doc_id).
+    #[arg(long, conflicts_with = "id_field")]
+    pub id_from: Option<String>,
+    /// Prefix of derived ids.
+    #[arg(long, default_value = "", requires = "id_from")]
+    pub id_prefix: String,
+    /// Hex digits of sha256 kept in derived ids (1-64).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=64), requires = "id_from")]
+    pub id_hex: u8,
+}
+
+impl InputArgs {
+    /// The field mapping these options describe.
+    pub fn field_map(&self) -> FieldMap {
+        FieldMap {
+            id: self.id_field.clone().unwrap_or_else(|| "id".into()),
+            id_explicit: self.id_field.is_some(),
+            source: self.source_field.clone(),
+            summary: self.summary_field.clone(),
+            system: self.system_field.clone(),
+            derive_id: self.id_from.as_ref().map(|f| DeriveId {
+                field: f.clone(),
+                prefix: self.id_prefix.clone(),
+                hex_len: usize::from(self.id_hex),
+            }),
+        }
+    }
+
+    /// `--format`, else the format of `input`'s extension.
+    ///
+    /// # Errors
+    /// Neither tells the format.
+    pub fn format_of(&self, input: &Path) -> Result<Format> {
+        match self.format.or_else(|| Format::from_path(input)) {
+            Some(f) => Ok(f),
+            None => bail!("cannot tell the format of {} from its extension; pass --format jsonl|json|csv|tsv", input.display()),
+        }
+    }
+}
+
+/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary): the `input_sha256` of a row,
+/// which identifies the texts it was computed from (`score --resume` and `report` check it).
+pub fn input_sha256(source: &str, summary: &str) -> String {
+    let mut h = sha2::Sha256::new();
+    h.update(source.as_bytes());
+    h.update([0u8]);
+    h.update(summary.as_bytes());
+    hex::encode(&h.finalize()[..8])
+}
+
 /// How the id of a row is derived when the input has no id field:
 /// `prefix + first hex_len hex digits of sha256(field value as UTF-8)`.
 #[derive(Debug, Clone)]

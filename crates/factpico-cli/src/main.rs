@@ -4,12 +4,14 @@
 //! * `factpico diff OLD NEW` — compare two score files with tolerances; non-zero exit on drift.
 //! * `factpico metrics` — list metrics, their columns, ranges, directions and references.
 //! * `factpico meta-eval` — agreement of metric columns with expert ratings (tables, plots).
+//! * `factpico report SCORES` — one self-contained HTML page to read a score file.
 //! * `factpico setup ort` — install the ONNX Runtime library from PyPI for the model-based metrics.
 
 mod diff;
 mod input;
 mod meta_eval;
 mod output;
+mod report;
 mod score;
 mod setup;
 mod summary;
@@ -34,6 +36,8 @@ enum Cmd {
     Diff(diff::DiffArgs),
     /// Meta-evaluate metric columns against human ratings
     MetaEval(meta_eval::MetaEvalArgs),
+    /// Write one self-contained HTML page to read a score file (texts, sentence support, arcs, questions).
+    Report(report::ReportArgs),
     /// List the available metrics and their output columns.
     Metrics,
     /// Install what model-based metrics need (the ONNX Runtime library).
@@ -68,6 +72,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Score(a) => score::run(a),
         Cmd::Diff(a) => diff::run(a),
         Cmd::MetaEval(a) => meta_eval::run(a),
+        Cmd::Report(a) => report::run(a),
         Cmd::Setup { what } => setup::run(what),
         Cmd::Metrics => {
             list_metrics();

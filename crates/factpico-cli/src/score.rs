@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use factpico::options::TextstatFamily;
 use factpico::{Pair, Report, Scorer, ScorerOptions};
 
-use crate::input::{self, DeriveId, FieldMap, Format, Record};
+use crate::input::{self, input_sha256, Format, Record};
 use crate::output::{self, AtomicJsonl};
 use crate::summary::Summary;
 
@@ -37,35 +37,11 @@ pub struct ScoreArgs {
     /// Also write the per-system summary table (Markdown) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// Input format (default: from the file extension).
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
+    #[command(flatten)]
+    pub fields: input::InputArgs,
     /// Metrics to compute, comma-separated (see `factpico metrics`).
     #[arg(long, value_delimiter = ',', default_value = "rougeL,fkgl")]
     pub metrics: Vec<String>,
-    /// Field holding the row id. When absent from the input, ids are derived
-    /// (--id-from) or `row-<n>`.
-    #[arg(long)]
-    pub id_field: Option<String>,
-    /// Field holding the abstract.
-    #[arg(long, default_value = "source")]
-    pub source_field: String,
-    /// Field holding the plain-language summary.
-    #[arg(long, default_value = "summary")]
-    pub summary_field: String,
-    /// Field holding the generating system (optional in the data).
-    #[arg(long, default_value = "system")]
-    pub system_field: String,
-    /// Derive ids from sha256 of this field (instead of any id field of the data)
-    /// (e.g. `--id-from source --id-prefix sh_ --id-hex 12` matches shaib2023's doc_id).
-    #[arg(long, conflicts_with = "id_field")]
-    pub id_from: Option<String>,
-    /// Prefix of derived ids.
-    #[arg(long, default_value = "", requires = "id_from")]
-    pub id_prefix: String,
-    /// Hex digits of sha256 kept in derived ids (1-64).
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=64), requires = "id_from")]
-    pub id_hex: u8,
     /// Porter stemming for ROUGE (rouge-score's use_stemmer).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub rouge_stemmer: bool,
@@ -202,21 +178,6 @@ impl ScoreArgs {
         o.models.threads = self.models.threads;
         o
     }
-
-    fn fields(&self) -> FieldMap {
-        FieldMap {
-            id: self.id_field.clone().unwrap_or_else(|| "id".into()),
-            id_explicit: self.id_field.is_some(),
-            source: self.source_field.clone(),
-            summary: self.summary_field.clone(),
-            system: self.system_field.clone(),
-            derive_id: self.id_from.as_ref().map(|f| DeriveId {
-                field: f.clone(),
-                prefix: self.id_prefix.clone(),
-                hex_len: usize::from(self.id_hex),
-            }),
-        }
-    }
 }
 
 /// Default output: `<input stem>.scores.jsonl` in the current directory (never beside the
@@ -237,16 +198,6 @@ fn skipped_row(e: &input::RowError, provenance: &serde_json::Value) -> Report {
         provenance: provenance.clone(),
         ..Report::default()
     }
-}
-
-/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary).
-fn input_sha256(source: &str, summary: &str) -> String {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    h.update(source.as_bytes());
-    h.update([0u8]);
-    h.update(summary.as_bytes());
-    hex::encode(&h.finalize()[..8])
 }
 
 /// Canonical form of a path for collision checks (the path itself when it does not exist yet).
@@ -294,13 +245,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     if let Some(j) = args.jobs {
         rayon::ThreadPoolBuilder::new().num_threads(usize::from(j)).build_global().ok();
     }
-    let format = match args.format.or_else(|| Format::from_path(&args.input)) {
-        Some(f) => f,
-        None => bail!(
-            "cannot tell the format of {} from its extension; pass --format jsonl|json|csv|tsv",
-            args.input.display()
-        ),
-    };
+    let format = args.fields.format_of(&args.input)?;
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     let out_path = (!to_stdout).then(|| args.output.clone().unwrap_or_else(|| default_output(&args.input)));
     check_paths(args, out_path.as_deref())?;
@@ -316,7 +261,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     // What a resumed run must share with the rows already written: the options and, per
     // metric, its settings and model hashes (a model re-exported in place is a different model).
     let fingerprint = output::resume_fingerprint(scorer.provenance());
-    let mut records = input::open(&args.input, format, &args.fields())?;
+    let mut records = input::open(&args.input, format, &args.fields.field_map())?;
 
     let mut summary = Summary::new(primary_columns(&scorer, &args.models));
     let mut csv = match &args.csv {
@@ -588,14 +533,7 @@ fn unused_model_flags(args: &ScoreArgs) -> Vec<String> {
 /// The per-system table's columns: each metric's primary column, plus QuestEval's published
 /// composition (`questeval`) next to `questeval_f1` when a BERTScore model makes it non-null.
 fn primary_columns(scorer: &Scorer, models: &ModelArgs) -> Vec<String> {
-    let mut cols = Vec::new();
-    for c in scorer.metrics().flat_map(|m| m.info().columns.iter().filter(|c| c.primary)) {
-        if c.name == "questeval_f1" && models.bertscore_model.is_some() {
-            cols.push("questeval".to_owned());
-        }
-        cols.push(c.name.to_owned());
-    }
-    cols
+    crate::summary::primary_columns(scorer.metrics().map(|m| m.info()), models.bertscore_model.is_some())
 }
 
 fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {

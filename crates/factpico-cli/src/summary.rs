@@ -88,40 +88,64 @@ impl Summary {
         self.systems.get(ALL).map_or(0, |a| a.skipped)
     }
 
-    /// Renders the table as GitHub Markdown. Cells are `mean ± sd` over the non-null values
-    /// (sample sd, n − 1); "null values" counts null cells over the shown columns; rows
-    /// without a system count only in `(all)`. `|` in system names is escaped.
-    pub fn to_markdown(&self) -> String {
-        let mut s = String::from("| system | rows |");
-        for c in &self.columns {
-            s.push_str(&format!(" {c} (mean ± sd) |"));
-        }
-        s.push_str(" null values | skipped rows | failed rows |\n|---|---:|");
-        for _ in &self.columns {
-            s.push_str("---:|");
-        }
-        s.push_str("---:|---:|---:|\n");
+    /// The table as cells: the header, then one row per system (sorted by name) and `(all)`
+    /// last. Cells are `mean ± sd` over the non-null values (sample sd, n − 1; `mean` alone for
+    /// one value, `–` for none); "null values" counts null cells over the shown columns; rows
+    /// without a system count only in `(all)`. System names are as given (not escaped).
+    pub fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
+        let mut header = vec!["system".to_owned(), "rows".to_owned()];
+        header.extend(self.columns.iter().map(|c| format!("{c} (mean ± sd)")));
+        header.extend(["null values", "skipped rows", "failed rows"].map(str::to_owned));
         let mut names: Vec<&String> = self.systems.keys().filter(|k| k.as_str() != ALL).collect();
         if let Some((k, _)) = self.systems.get_key_value(ALL) {
             names.push(k);
         }
+        let mut rows = Vec::with_capacity(names.len());
         for name in names {
             let acc = &self.systems[name];
-            let shown = name.replace('|', "\\|").replace(['\n', '\r'], " ");
-            s.push_str(&format!("| {shown} | {} |", acc.rows));
+            let mut row = vec![name.clone(), acc.rows.to_string()];
             let mut nulls = 0;
             for c in &self.columns {
                 let a = acc.cols.get(c).copied().unwrap_or_default();
                 nulls += a.nulls;
-                let cell = match (a.n, a.sd()) {
+                row.push(match (a.n, a.sd()) {
                     (0, _) => "–".to_owned(),
                     (_, Some(sd)) => format!("{:.4} ± {:.4}", a.mean, sd),
                     (_, None) => format!("{:.4}", a.mean),
-                };
-                s.push_str(&format!(" {cell} |"));
+                });
             }
-            s.push_str(&format!(" {nulls} | {} | {} |\n", acc.skipped, acc.failed));
+            row.extend([nulls.to_string(), acc.skipped.to_string(), acc.failed.to_string()]);
+            rows.push(row);
+        }
+        (header, rows)
+    }
+
+    /// Renders [`Summary::table`] as GitHub Markdown (`|` and newlines in system names escaped).
+    pub fn to_markdown(&self) -> String {
+        let (header, rows) = self.table();
+        let mut s = format!("| {} |\n|---|---:|", header.join(" | "));
+        for _ in 2..header.len() {
+            s.push_str("---:|");
+        }
+        s.push('\n');
+        for row in rows {
+            let shown = row[0].replace('|', "\\|").replace(['\n', '\r'], " ");
+            s.push_str(&format!("| {shown} | {} |\n", row[1..].join(" | ")));
         }
         s
     }
+}
+
+/// The per-system table's columns for the given metrics, in their order: each metric's primary
+/// column, plus QuestEval's published composition (`questeval`) next to `questeval_f1` when
+/// `with_questeval` (a BERTScore model was given, so it is not null).
+pub fn primary_columns<'a>(metrics: impl IntoIterator<Item = &'a factpico::MetricInfo>, with_questeval: bool) -> Vec<String> {
+    let mut cols = Vec::new();
+    for c in metrics.into_iter().flat_map(|m| m.columns.iter().filter(|c| c.primary)) {
+        if c.name == "questeval_f1" && with_questeval {
+            cols.push("questeval".to_owned());
+        }
+        cols.push(c.name.to_owned());
+    }
+    cols
 }

@@ -142,7 +142,11 @@ pub struct MetaEvalArgs {
     pub quiet: bool,
 }
 
-fn parse_range(s: &str) -> Result<(f64, f64), String> {
+/// Parses `LO,HI` (a declared rating scale, e.g. `1,4`), as `--human-range` takes it.
+///
+/// # Errors
+/// A message for clap when either bound is missing or not a number.
+pub fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s.split_once(',').ok_or_else(|| format!("expected LO,HI, got `{s}`"))?;
     let lo: f64 = a.trim().parse().map_err(|e| format!("`{a}`: {e}"))?;
     let hi: f64 = b.trim().parse().map_err(|e| format!("`{b}`: {e}"))?;

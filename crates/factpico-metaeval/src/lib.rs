@@ -83,6 +83,9 @@ pub struct RunOutput {
     pub markdown: String,
     /// Files written (tables, then plots), in order.
     pub written: Vec<PathBuf>,
+    /// The joined rows the result was computed from (for plots drawn later, e.g.
+    /// [`plot::scatter_svg`]).
+    pub joined: Joined,
 }
 
 fn file_name(p: &Path) -> String {
@@ -121,7 +124,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput> {
     if let Some(p) = &opts.plots {
         written.extend(plot::draw_all(&joined, &result, p)?);
     }
-    Ok(RunOutput { result, markdown, written })
+    Ok(RunOutput { result, markdown, written, joined })
 }
 
 /// Refuses output paths that name one of the input files (the same file through any path:

@@ -391,6 +391,18 @@ fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Plot { path: path.to_owned(), message: e.to_string() }
 }
 
+/// Draws a figure into an SVG document held in memory (`path` only names it in errors).
+macro_rules! svg_string {
+    ($path:expr, $dims:expr, $draw:ident, $fig:expr) => {{
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, $dims).into_drawing_area();
+            $draw(&root, $fig).map_err(|e| plot_err($path, e))?;
+        }
+        svg
+    }};
+}
+
 macro_rules! render_both {
     ($path:expr, $format:expr, $dims:expr, $draw:ident, $fig:expr) => {{
         let path: &Path = $path;
@@ -399,11 +411,7 @@ macro_rules! render_both {
         }
         match $format {
             PlotFormat::Svg => {
-                let mut svg = String::new();
-                {
-                    let root = SVGBackend::with_string(&mut svg, $dims).into_drawing_area();
-                    $draw(&root, $fig).map_err(|e| plot_err(path, e))?;
-                }
+                let svg = svg_string!(path, $dims, $draw, $fig);
                 write_atomic(path, svg.as_bytes())?;
             }
             PlotFormat::Png => {
@@ -444,6 +452,35 @@ pub fn scatter(joined: &Joined, result: &MetaEvalResult, aspect: &str, path: &Pa
 pub fn distribution(joined: &Joined, result: &MetaEvalResult, aspect: &str, path: &Path, format: PlotFormat) -> Result<()> {
     let fig = dist_figure(joined, result, aspect);
     render_both!(path, format, size(fig.panels.len()), draw_dist, &fig)
+}
+
+/// The scatter figure of `aspect` as an SVG document in memory: the same drawing that
+/// [`scatter`] writes as a `.svg` file (for pages that embed it, e.g. `factpico report`).
+/// Text is escaped by the SVG backend and set in the `sans-serif` family.
+///
+/// # Errors
+/// [`Error::Plot`].
+pub fn scatter_svg(joined: &Joined, result: &MetaEvalResult, aspect: &str, seed: u64) -> Result<String> {
+    let fig = scatter_figure(joined, result, aspect, seed);
+    let path = Path::new(aspect);
+    if !ensure_font() {
+        return Err(plot_err(path, "the embedded font could not be loaded"));
+    }
+    Ok(svg_string!(path, size(fig.panels.len()), draw_scatter, &fig))
+}
+
+/// The distribution figure of `aspect` as an SVG document in memory (what [`distribution`]
+/// writes as a `.svg` file).
+///
+/// # Errors
+/// [`Error::Plot`].
+pub fn distribution_svg(joined: &Joined, result: &MetaEvalResult, aspect: &str) -> Result<String> {
+    let fig = dist_figure(joined, result, aspect);
+    let path = Path::new(aspect);
+    if !ensure_font() {
+        return Err(plot_err(path, "the embedded font could not be loaded"));
+    }
+    Ok(svg_string!(path, size(fig.panels.len()), draw_dist, &fig))
 }
 
 /// Draws `scatter_<aspect>` and `distribution_<aspect>` in every format of

@@ -1,0 +1,276 @@
+//! `factpico report`: one self-contained HTML page to read a score file.
+//!
+//! The page holds everything (styles, script, plots; no network): an overview (the
+//! per-system table of `factpico score`, per-system distributions of each primary column,
+//! and with `--ratings` the tables and scatter plots of `factpico meta-eval`), a sortable,
+//! filterable list of rows, and one lazily rendered view per row (texts side by side with
+//! sentence support shading, DAE arcs on their words, QA questions, every null, warning and
+//! error).
+//!
+//! * [`texts`]: re-reads the scored input and checks each row's id and `input_sha256`, so the
+//!   page never shows a text that was not the one scored.
+//! * [`metrics`]: the per-metric parts of a row view, from the row's `details` JSON alone.
+//! * [`payload`]: the data embedded in the page (JSON, `<` escaped) and the UTF-16 offsets
+//!   the script uses.
+//! * [`page`]: the HTML (maud templates: every text escaped), CSS and script.
+
+mod metrics;
+mod page;
+mod payload;
+mod texts;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use factpico::Report;
+
+use crate::input::InputArgs;
+use crate::output;
+use crate::summary::{self, Summary};
+
+/// Arguments of `factpico report`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  factpico score fixtures/pairs.jsonl -o pairs.scores.jsonl\n  \
+    factpico report pairs.scores.jsonl --input fixtures/pairs.jsonl -o pairs.report.html")]
+pub struct ReportArgs {
+    /// Score file written by `factpico score` (JSONL).
+    pub scores: PathBuf,
+    /// Output HTML file (written atomically). Default: <scores stem>.report.html in the
+    /// current directory.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The input that was scored, re-read for the texts with the same field options as
+    /// `factpico score` (--format, --id-field, --source-field, ...). Each row's id and
+    /// input_sha256 must match, or the report is refused. Without it the page has no texts.
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub fields: InputArgs,
+    /// Expert ratings (CSV/TSV/JSON(L) with an id column and aspect columns): adds the
+    /// meta-evaluation tables and scatter plots of `factpico meta-eval`.
+    #[arg(long)]
+    pub ratings: Option<PathBuf>,
+    /// Id column of the ratings file.
+    #[arg(long, alias = "ratings-id-field", default_value = "id")]
+    pub ratings_id: String,
+    /// Human aspect columns of the ratings file (required with --ratings), comma-separated.
+    #[arg(long, value_delimiter = ',', requires = "ratings")]
+    pub aspects: Vec<String>,
+    /// Metric columns to meta-evaluate (default: the primary columns of the score file).
+    #[arg(long, value_delimiter = ',', requires = "ratings")]
+    pub meta_metrics: Vec<String>,
+    /// System column of the ratings (default: `system` where present); joins with the id.
+    #[arg(long, requires = "ratings")]
+    pub system_col: Option<String>,
+    /// Evaluate the joined rows even when some ids occur in one file only.
+    #[arg(long, requires = "ratings")]
+    pub allow_missing: bool,
+    /// Human aspects where lower is better, comma-separated.
+    #[arg(long, value_delimiter = ',', requires = "ratings")]
+    pub lower_is_better_aspects: Vec<String>,
+    /// Declared scale LO,HI of the human aspects (KL normalisation), e.g. 1,4.
+    #[arg(long, value_parser = factpico_metaeval::cli::parse_range, requires = "ratings")]
+    pub human_range: Option<(f64, f64)>,
+    /// Bootstrap resamples for 95% intervals of the meta-evaluation (0 = none, else >= 100).
+    #[arg(long, default_value_t = 0, requires = "ratings")]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap and of the scatter-plot jitter.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Page title (default: the score file's name).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Default output: `<scores stem>.report.html` in the current directory.
+fn default_output(scores: &Path) -> PathBuf {
+    let stem = scores.file_stem().map_or_else(|| "scores".into(), |s| s.to_string_lossy().into_owned());
+    let stem = stem.strip_suffix(".scores").unwrap_or(&stem).to_owned();
+    PathBuf::from(format!("{stem}.report.html"))
+}
+
+/// The columns present in the rows, in registry order (unknown columns after, by name),
+/// with their registry description and direction.
+fn columns_of(reports: &[Report]) -> Vec<payload::Column> {
+    let mut present = std::collections::BTreeSet::new();
+    for r in reports {
+        present.extend(r.scores.keys().map(String::as_str));
+    }
+    let mut out = Vec::new();
+    for m in factpico::registry() {
+        for c in m.columns {
+            if present.remove(c.name) {
+                out.push(payload::Column {
+                    name: c.name.to_owned(),
+                    description: c.description.to_owned(),
+                    higher: c.direction == factpico::Direction::HigherIsBetter,
+                    primary: c.primary,
+                    metric: m.name.to_owned(),
+                });
+            }
+        }
+    }
+    for name in present {
+        out.push(payload::Column {
+            name: name.to_owned(),
+            description: "not in the metric registry of this factpico".into(),
+            higher: true,
+            primary: false,
+            metric: String::new(),
+        });
+    }
+    out
+}
+
+/// The per-system table's columns for these rows: as `factpico score` chooses them for the
+/// metrics that produced the rows (QuestEval's `questeval` next to `questeval_f1` when a row
+/// has a value for it).
+fn primary_columns(reports: &[Report]) -> Vec<String> {
+    let has = |col: &str| reports.iter().any(|r| r.scores.contains_key(col));
+    let ran = factpico::registry().into_iter().filter(|m| m.columns.iter().any(|c| c.primary && has(c.name)));
+    let with_questeval = reports.iter().any(|r| r.score("questeval").is_some());
+    summary::primary_columns(ran, with_questeval)
+}
+
+/// Runs `factpico report`. Returns the process exit code.
+///
+/// # Errors
+/// Unreadable score file, an input whose rows do not match the scored ones, ratings that do
+/// not join, output failure.
+pub fn run(args: &ReportArgs) -> Result<i32> {
+    let out = args.output.clone().unwrap_or_else(|| default_output(&args.scores));
+    check_output(&out, &[Some(&args.scores), args.input.as_deref(), args.ratings.as_deref()])?;
+    if args.ratings.is_some() && args.aspects.is_empty() {
+        bail!("--ratings needs --aspects: the human rating columns to compare with (e.g. --aspects avg_pio)");
+    }
+    let mut reports = Vec::new();
+    output::for_each_report(&args.scores, |r| {
+        reports.push(r);
+        Ok(())
+    })?;
+    if reports.is_empty() {
+        bail!("{} has no rows", args.scores.display());
+    }
+    let texts = match &args.input {
+        Some(input) => Some(texts::read(input, &args.fields, &reports)?),
+        None => None,
+    };
+    let primary = primary_columns(&reports);
+    let mut table = Summary::new(primary.clone());
+    for r in &reports {
+        table.add(r);
+    }
+    let meta = match &args.ratings {
+        Some(ratings) => Some(meta_eval(args, ratings, &primary)?),
+        None => None,
+    };
+    let columns = columns_of(&reports);
+    let title = args.title.clone().unwrap_or_else(|| {
+        args.scores.file_name().map_or_else(|| "factpico report".into(), |n| n.to_string_lossy().into_owned())
+    });
+    let html = page::render(&page::Page {
+        title: &title,
+        scores_path: &args.scores,
+        input_path: args.input.as_deref(),
+        reports: &reports,
+        texts: texts.as_ref(),
+        columns: &columns,
+        primary: &primary,
+        summary: &table,
+        meta: meta.as_ref(),
+    })?;
+    output::write_atomic(&out, html.as_bytes())?;
+    if !args.quiet {
+        eprintln!("wrote {} ({} rows, {} bytes)", out.display(), reports.len(), html.len());
+        if texts.is_none() {
+            eprintln!("note: no --input: the page shows scores and details but not the texts");
+        }
+    }
+    Ok(0)
+}
+
+/// The output must not be one of the inputs, a directory or a special file.
+fn check_output(out: &Path, inputs: &[Option<&Path>]) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(out) {
+        if meta.is_dir() {
+            bail!("-o {}: is a directory; give a file path", out.display());
+        }
+        if !meta.is_file() {
+            bail!("-o {}: exists and is not a regular file", out.display());
+        }
+    }
+    let targets = [out.to_owned(), output::partial_path(out)];
+    let inputs: Vec<&Path> = inputs.iter().flatten().copied().collect();
+    factpico_metaeval::refuse_overwriting_inputs(&targets, &inputs).map_err(|e| {
+        anyhow::anyhow!("{}", e.to_string().replace("--out-dir/--name", "-o").replace("another --name or --out-dir", "another -o"))
+    })
+}
+
+/// What the overview shows of the meta-evaluation: `factpico meta-eval`'s Markdown report
+/// and its scatter plots (SVG), computed by `factpico-metaeval`.
+pub(crate) struct MetaEval {
+    /// The Markdown report of `factpico meta-eval`.
+    pub markdown: String,
+    /// (aspect, scatter SVG) per aspect.
+    pub scatter: Vec<(String, String)>,
+    /// Warnings (rows that did not join under --allow-missing).
+    pub warnings: Vec<String>,
+}
+
+fn meta_eval(args: &ReportArgs, ratings: &Path, primary: &[String]) -> Result<MetaEval> {
+    use factpico_metaeval as me;
+    let metrics = if args.meta_metrics.is_empty() { primary.to_vec() } else { args.meta_metrics.clone() };
+    if (1..me::cli::MIN_BOOTSTRAP).contains(&args.bootstrap) {
+        bail!("--bootstrap {} cannot give a percentile interval; use 0 or at least {}", args.bootstrap, me::cli::MIN_BOOTSTRAP);
+    }
+    let opts = me::RunOptions {
+        scores: args.scores.clone(),
+        scores_format: Some(me::Format::Jsonl),
+        ratings: ratings.to_owned(),
+        ratings_format: None,
+        metrics,
+        aspects: args.aspects.clone(),
+        join: me::JoinOptions {
+            scores_id: "id".into(),
+            ratings_id: args.ratings_id.clone(),
+            system_col: args.system_col.clone(),
+            allow_missing: args.allow_missing,
+        },
+        eval: me::EvalOptions {
+            levels: me::Levels::Both,
+            directions: Vec::new(),
+            aspect_directions: args
+                .lower_is_better_aspects
+                .iter()
+                .map(|c| (c.clone(), me::Direction::LowerIsBetter))
+                .collect(),
+            bootstrap: (args.bootstrap > 0).then_some(me::BootstrapOptions {
+                n_resamples: args.bootstrap,
+                confidence_level: 0.95,
+                seed: args.seed,
+            }),
+            human_range: args.human_range,
+        },
+        formats: Vec::new(),
+        out_dir: None,
+        stem: "meta-eval".into(),
+        plots: None,
+    };
+    let run = me::run(&opts).context("meta-evaluation (--ratings)")?;
+    let mut scatter = Vec::new();
+    for aspect in &run.result.aspects {
+        scatter.push((aspect.clone(), me::plot::scatter_svg(&run.joined, &run.result, aspect, args.seed)?));
+    }
+    let j = &run.result.join;
+    let mut warnings = Vec::new();
+    if j.scores_only + j.ratings_only > 0 {
+        warnings.push(format!(
+            "{} score rows and {} ratings rows did not join (--allow-missing); {} rows evaluated",
+            j.scores_only, j.ratings_only, j.joined
+        ));
+    }
+    Ok(MetaEval { markdown: run.markdown, scatter, warnings })
+}

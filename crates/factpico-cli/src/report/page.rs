@@ -1,0 +1,294 @@
+//! The HTML of a report page (maud templates: every text is escaped) with its inline CSS,
+//! script, plots and data.
+//!
+//! The page carries a Content-Security-Policy that allows only its own script and style
+//! (by sha256) and `data:` images: even a text that escaped escaping could not run.
+
+use std::path::Path;
+
+use anyhow::Result;
+use base64::Engine as _;
+use factpico::Report;
+use maud::{html, Markup, PreEscaped};
+use sha2::Digest;
+
+use super::payload::{self, Column};
+use super::texts::Texts;
+use super::MetaEval;
+use crate::summary::Summary;
+
+const CSS: &str = include_str!("report.css");
+const JS: &str = include_str!("report.js");
+
+/// Everything a page shows.
+pub(crate) struct Page<'a> {
+    pub title: &'a str,
+    pub scores_path: &'a Path,
+    pub input_path: Option<&'a Path>,
+    pub reports: &'a [Report],
+    pub texts: Option<&'a Texts>,
+    pub columns: &'a [Column],
+    pub primary: &'a [String],
+    pub summary: &'a Summary,
+    pub meta: Option<&'a MetaEval>,
+}
+
+fn csp_hash(text: &str) -> String {
+    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(text.as_bytes())))
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Renders the whole page.
+///
+/// # Errors
+/// A row payload that cannot be serialised (not expected), a plot that cannot be drawn.
+pub(crate) fn render(p: &Page<'_>) -> Result<String> {
+    let csp = format!(
+        "default-src 'none'; script-src {}; style-src {}; img-src data:; base-uri 'none'; form-action 'none'",
+        csp_hash(JS),
+        csp_hash(CSS)
+    );
+    let index = payload::embed(&payload::index(p.reports, p.columns))?;
+    let provenance = p.reports.iter().find(|r| !r.provenance.is_null()).map(|r| &r.provenance);
+    let version = provenance.and_then(|v| v["engine_version"].as_str().or_else(|| v["version"].as_str())).unwrap_or("?");
+    let n_rows = p.reports.len();
+    // Most of the page is the row payloads; reserve to avoid regrowing.
+    let mut body = String::with_capacity(64 * 1024 + n_rows * 4096);
+    body.push_str("<!DOCTYPE html><html lang=\"en\"><head>");
+    let head = html! {
+        meta charset="utf-8";
+        meta http-equiv="Content-Security-Policy" content=(csp);
+        meta name="referrer" content="no-referrer";
+        meta name="viewport" content="width=device-width, initial-scale=1";
+        meta name="generator" content={ "factpico report " (env!("CARGO_PKG_VERSION")) };
+        title { (p.title) " — factpico report" }
+        style { (PreEscaped(CSS)) }
+    };
+    body.push_str(&head.into_string());
+    body.push_str("</head><body>");
+    body.push_str(&top(p, n_rows, version).into_string());
+    body.push_str("<main><div id=\"fp-listview\">");
+    body.push_str(&overview(p, provenance)?.into_string());
+    body.push_str(&list().into_string());
+    body.push_str("</div><section id=\"fp-view\" hidden></section></main>");
+    body.push_str(&html! { script type="application/json" id="fp-index" { (PreEscaped(index)) } }.into_string());
+    if let Some(t) = p.texts {
+        for (k, s) in t.sources.iter().enumerate() {
+            let id = format!("fp-s-{k}");
+            body.push_str(&html! { script type="application/json" id=(id) { (PreEscaped(payload::embed(s)?)) } }.into_string());
+        }
+    }
+    for (i, r) in p.reports.iter().enumerate() {
+        let (source, summary) = match p.texts.and_then(|t| t.rows[i].as_ref()) {
+            Some((k, sum)) => (Some((*k, p.texts.map_or("", |t| t.sources[*k].as_str()))), Some(sum.as_str())),
+            None => (None, None),
+        };
+        let v = payload::row(r, source, summary);
+        let id = format!("fp-r-{i}");
+        body.push_str(&html! { script type="application/json" id=(id) { (PreEscaped(payload::embed(&v)?)) } }.into_string());
+    }
+    body.push_str(&html! { script { (PreEscaped(JS)) } }.into_string());
+    body.push_str("</body></html>\n");
+    Ok(body)
+}
+
+fn top(p: &Page<'_>, n_rows: usize, version: &str) -> Markup {
+    html! {
+        header.fp-top {
+            h1 { (p.title) }
+            div.fp-muted {
+                (n_rows) " rows · scores " code { (file_name(p.scores_path)) }
+                @match p.input_path {
+                    Some(i) => { " · texts from " code { (file_name(i)) } " (ids and input_sha256 verified)" }
+                    None => { " · no texts (run with --input)" }
+                }
+                " · factpico " (version)
+                " · keys: j/k next/previous row, Esc back to the list"
+            }
+        }
+    }
+}
+
+fn overview(p: &Page<'_>, provenance: Option<&serde_json::Value>) -> Result<Markup> {
+    let (header, rows) = p.summary.table();
+    let dists = distributions(p);
+    Ok(html! {
+        section #fp-overview {
+            h2 { "Per-system summary" }
+            div.fp-tablewrap {
+                table.fp-table #fp-summary-table {
+                    caption { "mean ± sd per system, as printed by " code { "factpico score" } }
+                    thead { tr { @for h in &header { th { (h) } } } }
+                    tbody {
+                        @for r in &rows {
+                            tr { @for (k, c) in r.iter().enumerate() { td class=[(k > 0).then_some("fp-num")] { (c) } } }
+                        }
+                    }
+                }
+            }
+            @if !p.primary.is_empty() {
+                h2 { "Distributions" }
+                p.fp-muted { "Histograms of each primary column per system (20 bins over the column's range); click a bar to list its rows." }
+                div.fp-dists { @for d in &dists { (d) } }
+            }
+            @if let Some(m) = p.meta {
+                details.fp-section #fp-metaeval open {
+                    summary { "Meta-evaluation against the ratings (factpico meta-eval)" }
+                    @for w in &m.warnings { p.fp-error { (w) } }
+                    div.fp-md { (markdown(&m.markdown)) }
+                    @for (aspect, svg) in &m.scatter {
+                        h3 { "Scatter: metric vs human " (aspect) }
+                        img.fp-plot alt={ "scatter plot of each metric against " (aspect) } src=(svg_data_uri(svg));
+                    }
+                }
+            }
+            @if let Some(v) = provenance {
+                details.fp-section {
+                    summary { "Provenance (first row)" }
+                    pre.fp-prov { (serde_json::to_string_pretty(v).unwrap_or_default()) }
+                }
+            }
+        }
+    })
+}
+
+fn list() -> Markup {
+    html! {
+        section #fp-rows {
+            h2 #list { "Rows " span.fp-muted #fp-count {} }
+            div.fp-filters {
+                label { "system " select #fp-f-system { option value="" { "all" } } }
+                label { "id contains " input #fp-f-id type="search" size="14"; }
+                label { "column " select #fp-f-col { option value="" { "—" } } }
+                label { "min " input #fp-f-min type="number" step="any"; }
+                label { "max " input #fp-f-max type="number" step="any"; }
+                label { input #fp-f-nulls type="checkbox"; " has nulls" }
+                label { input #fp-f-warn type="checkbox"; " has warnings/errors" }
+                label { "sort by " select #fp-sort { option value="" { "file order" } } }
+                button.fp-btn #fp-sort-dir type="button" { "⇅" }
+                button.fp-btn #fp-f-reset type="button" { "reset" }
+            }
+            div #fp-list-head {}
+            div #fp-scroll { div #fp-canvas {} }
+            p.fp-muted { "Click a row (or press Enter for the first) to open it; in a row, j / → next, k / ← previous (in the list's order), Esc back." }
+        }
+    }
+}
+
+/// The meta-eval Markdown as HTML. Raw HTML in it (e.g. a column name like `<b>`) is turned
+/// into text, so it shows as written.
+fn markdown(md: &str) -> Markup {
+    use pulldown_cmark::{Event, Options, Parser};
+    let events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
+        Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
+        e => e,
+    });
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, events);
+    PreEscaped(out)
+}
+
+fn svg_data_uri(svg: &str) -> String {
+    format!("data:image/svg+xml;base64,{}", base64::engine::general_purpose::STANDARD.encode(svg.as_bytes()))
+}
+
+const BINS: usize = 20;
+
+/// One strip of a histogram: a system (or all rows) and its bin counts.
+struct Strip<'a> {
+    label: String,
+    /// The system the strip's bars filter the list to (`""`: all).
+    system: &'a str,
+    n: usize,
+    mean: Option<f64>,
+    counts: [usize; BINS],
+}
+
+/// One SVG histogram per primary column, one strip per system (and all rows when there are
+/// several systems).
+fn distributions(p: &Page<'_>) -> Vec<Markup> {
+    let mut systems: Vec<Option<&str>> = p.reports.iter().map(|r| r.system.as_deref()).collect();
+    systems.sort_unstable();
+    systems.dedup();
+    let multi = systems.len() > 1;
+    let mut out = Vec::new();
+    for col in p.primary {
+        let values: Vec<(Option<&str>, f64)> =
+            p.reports.iter().filter_map(|r| r.score(col).filter(|v| v.is_finite()).map(|v| (r.system.as_deref(), v))).collect();
+        let nulls = p.reports.len() - values.len();
+        let (lo, hi) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(_, v)| (a.min(v), b.max(v)));
+        let width = if hi > lo { (hi - lo) / BINS as f64 } else { 1.0 };
+        let strip = |label: String, system: &'static str, vals: &mut dyn Iterator<Item = f64>| {
+            let mut counts = [0usize; BINS];
+            let (mut n, mut sum) = (0usize, 0.0);
+            for v in vals {
+                let b = if hi > lo { (((v - lo) / width) as usize).min(BINS - 1) } else { 0 };
+                counts[b] += 1;
+                n += 1;
+                sum += v;
+            }
+            (label, system, n, (n > 0).then(|| sum / n as f64), counts)
+        };
+        let mut strips: Vec<Strip<'_>> = Vec::new();
+        for s in &systems {
+            let (label, _, n, mean, counts) =
+                strip(s.unwrap_or("(no system)").to_owned(), "", &mut values.iter().filter(|(x, _)| x == s).map(|&(_, v)| v));
+            strips.push(Strip { label, system: s.unwrap_or(""), n, mean, counts });
+        }
+        if multi {
+            let (label, system, n, mean, counts) = strip("(all)".into(), "", &mut values.iter().map(|&(_, v)| v));
+            strips.push(Strip { label, system, n, mean, counts });
+        }
+        const W: f64 = 360.0;
+        const LABEL_H: f64 = 16.0;
+        const BAR_H: f64 = 34.0;
+        let strip_h = LABEL_H + BAR_H + 8.0;
+        let h = 24.0 + strip_h * strips.len() as f64;
+        let bar_w = W / BINS as f64;
+        out.push(html! {
+            div.fp-dist {
+                svg xmlns="http://www.w3.org/2000/svg" width=(W) height=(h) viewBox={ "0 0 " (W) " " (h) } role="img" data-col=(col) {
+                    title { (col) " per system" }
+                    text x="4" y="14" font-weight="bold" { (col) }
+                    text x=(W - 4.0) y="14" text-anchor="end" {
+                        @if values.is_empty() { "no values" } @else { (fmt(lo)) " … " (fmt(hi)) }
+                        @if nulls > 0 { " · " (nulls) " null" }
+                    }
+                    @for (k, s) in strips.iter().enumerate() {
+                        @let y0 = 24.0 + strip_h * k as f64;
+                        @let base = y0 + LABEL_H + BAR_H;
+                        @let max = s.counts.iter().copied().max().unwrap_or(0).max(1);
+                        text x="4" y=(y0 + 12.0) {
+                            (s.label) " · n = " (s.n)
+                            @if let Some(m) = s.mean { " · mean " (fmt(m)) }
+                        }
+                        line x1="0" x2=(W) y1=(base) y2=(base) stroke="#ccc" {}
+                        @for (b, &c) in s.counts.iter().enumerate() {
+                            @if c > 0 {
+                                @let bh = BAR_H * c as f64 / max as f64;
+                                @let a = if hi > lo { lo + width * b as f64 } else { lo };
+                                @let z = if b + 1 == BINS || hi <= lo { hi } else { lo + width * (b + 1) as f64 };
+                                rect.fp-bar x=(bar_w * b as f64 + 0.5) y=(base - bh) width=(bar_w - 1.0) height=(bh)
+                                    data-col=(col) data-lo=(a) data-hi=(z) data-system=(s.system) {
+                                    title { (s.label) ": " (c) " rows with " (col) " in [" (fmt(a)) ", " (fmt(z)) (if b + 1 == BINS { "]" } else { ")" }) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+    out
+}
+
+fn fmt(v: f64) -> String {
+    if v != 0.0 && (v.abs() < 1e-3 || v.abs() >= 1e5) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v:.4}")
+    }
+}
