@@ -241,7 +241,7 @@ fn meta_eval(args: &ReportArgs, ratings: &Path, primary: &[String]) -> Result<Me
         },
         eval: me::EvalOptions {
             levels: me::Levels::Both,
-            directions: Vec::new(),
+            directions: Default::default(),
             aspect_directions: args
                 .lower_is_better_aspects
                 .iter()

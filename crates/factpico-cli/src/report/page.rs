@@ -53,7 +53,7 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
     );
     let index = payload::embed(&payload::index(p.reports, p.columns))?;
     let provenance = p.reports.iter().find(|r| !r.provenance.is_null()).map(|r| &r.provenance);
-    let version = provenance.and_then(|v| v["engine_version"].as_str().or_else(|| v["version"].as_str())).unwrap_or("?");
+    let engine = provenance.and_then(|v| v["engine"].as_str()).unwrap_or("factpico (unknown version)");
     let n_rows = p.reports.len();
     // Most of the page is the row payloads; reserve to avoid regrowing.
     let mut body = String::with_capacity(64 * 1024 + n_rows * 4096);
@@ -69,10 +69,11 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
     };
     body.push_str(&head.into_string());
     body.push_str("</head><body>");
-    body.push_str(&top(p, n_rows, version).into_string());
+    body.push_str(&top(p, n_rows, engine).into_string());
     body.push_str("<main><div id=\"fp-listview\">");
-    body.push_str(&overview(p, provenance)?.into_string());
+    body.push_str(&overview(p).into_string());
     body.push_str(&list().into_string());
+    body.push_str(&more(p, provenance).into_string());
     body.push_str("</div><section id=\"fp-view\" hidden></section></main>");
     body.push_str(&html! { script type="application/json" id="fp-index" { (PreEscaped(index)) } }.into_string());
     if let Some(t) = p.texts {
@@ -95,7 +96,7 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
     Ok(body)
 }
 
-fn top(p: &Page<'_>, n_rows: usize, version: &str) -> Markup {
+fn top(p: &Page<'_>, n_rows: usize, engine: &str) -> Markup {
     html! {
         header.fp-top {
             h1 { (p.title) }
@@ -105,17 +106,17 @@ fn top(p: &Page<'_>, n_rows: usize, version: &str) -> Markup {
                     Some(i) => { " · texts from " code { (file_name(i)) } " (ids and input_sha256 verified)" }
                     None => { " · no texts (run with --input)" }
                 }
-                " · factpico " (version)
+                " · scored by " (engine)
                 " · keys: j/k next/previous row, Esc back to the list"
             }
         }
     }
 }
 
-fn overview(p: &Page<'_>, provenance: Option<&serde_json::Value>) -> Result<Markup> {
+fn overview(p: &Page<'_>) -> Markup {
     let (header, rows) = p.summary.table();
     let dists = distributions(p);
-    Ok(html! {
+    html! {
         section #fp-overview {
             h2 { "Per-system summary" }
             div.fp-tablewrap {
@@ -134,25 +135,31 @@ fn overview(p: &Page<'_>, provenance: Option<&serde_json::Value>) -> Result<Mark
                 p.fp-muted { "Histograms of each primary column per system (20 bins over the column's range); click a bar to list its rows." }
                 div.fp-dists { @for d in &dists { (d) } }
             }
-            @if let Some(m) = p.meta {
-                details.fp-section #fp-metaeval open {
-                    summary { "Meta-evaluation against the ratings (factpico meta-eval)" }
-                    @for w in &m.warnings { p.fp-error { (w) } }
-                    div.fp-md { (markdown(&m.markdown)) }
-                    @for (aspect, svg) in &m.scatter {
-                        h3 { "Scatter: metric vs human " (aspect) }
-                        img.fp-plot alt={ "scatter plot of each metric against " (aspect) } src=(svg_data_uri(svg));
-                    }
-                }
-            }
-            @if let Some(v) = provenance {
-                details.fp-section {
-                    summary { "Provenance (first row)" }
-                    pre.fp-prov { (serde_json::to_string_pretty(v).unwrap_or_default()) }
+        }
+    }
+}
+
+/// The meta-evaluation (with --ratings) and the provenance, after the list.
+fn more(p: &Page<'_>, provenance: Option<&serde_json::Value>) -> Markup {
+    html! {
+        @if let Some(m) = p.meta {
+            details.fp-section #fp-metaeval open {
+                summary { "Meta-evaluation against the ratings (factpico meta-eval)" }
+                @for w in &m.warnings { p.fp-error { (w) } }
+                div.fp-md { (markdown(&m.markdown)) }
+                @for (aspect, svg) in &m.scatter {
+                    h3 { "Scatter: metric vs human " (aspect) }
+                    img.fp-plot alt={ "scatter plot of each metric against " (aspect) } src=(svg_data_uri(svg));
                 }
             }
         }
-    })
+        @if let Some(v) = provenance {
+            details.fp-section {
+                summary { "Provenance (first row)" }
+                pre.fp-prov { (serde_json::to_string_pretty(v).unwrap_or_default()) }
+            }
+        }
+    }
 }
 
 fn list() -> Markup {
@@ -179,11 +186,14 @@ fn list() -> Markup {
 }
 
 /// The meta-eval Markdown as HTML. Raw HTML in it (e.g. a column name like `<b>`) is turned
-/// into text, so it shows as written.
+/// into text, so it shows as written; columns are not aligned through `style` attributes.
 fn markdown(md: &str) -> Markup {
-    use pulldown_cmark::{Event, Options, Parser};
+    use pulldown_cmark::{Alignment, Event, Options, Parser, Tag};
     let events = Parser::new_ext(md, Options::ENABLE_TABLES).map(|e| match e {
         Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
+        // Column alignment would become `style` attributes, which the page's CSP forbids;
+        // the stylesheet right-aligns numbers instead.
+        Event::Start(Tag::Table(a)) => Event::Start(Tag::Table(vec![Alignment::None; a.len()])),
         e => e,
     });
     let mut out = String::new();

@@ -146,7 +146,7 @@ pub fn row(r: &Report, source: Option<(usize, &str)>, summary: Option<&str>) -> 
     let sent_source = spans(src16.as_ref(), &sentences.source, "abstract sentence");
     let sent_summary = spans(sum16.as_ref(), &sentences.summary, "summary sentence");
     let parts = super::metrics::render(r, src16.as_ref(), sum16.as_ref(), &mut problems);
-    let pairs = |v: &[factpico::report::Warning]| -> Vec<[String; 2]> {
+    let pairs = |v: &[factpico::Warning]| -> Vec<[String; 2]> {
         v.iter().map(|w| [w.metric.clone(), w.message.clone()]).collect()
     };
     let nulls: Vec<[&String; 2]> = r.nulls.iter().map(|(c, why)| [c, why]).collect();

@@ -14,6 +14,7 @@
   function fmt(v) {
     if (v === null || v === undefined) return 'null';
     if (typeof v !== 'number') return String(v);
+    if (Number.isInteger(v)) return String(v);
     var a = Math.abs(v);
     return (a !== 0 && (a < 1e-3 || a >= 1e5)) ? v.toExponential(3) : v.toFixed(4);
   }
