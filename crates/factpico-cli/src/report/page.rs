@@ -302,3 +302,20 @@ fn fmt(v: f64) -> String {
         format!("{v:.4}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The inline script and stylesheet are raw text elements: they must not contain what ends
+    /// them or switches the HTML parser's script states.
+    #[test]
+    fn inline_assets_cannot_end_or_confuse_their_elements() {
+        for (name, text) in [("report.js", JS), ("report.css", CSS)] {
+            let lower = text.to_ascii_lowercase();
+            for bad in ["</script", "<script", "<!--", "-->", "</style"] {
+                assert!(!lower.contains(bad), "{name} contains {bad}");
+            }
+        }
+    }
+}

@@ -1,6 +1,6 @@
 // factpico report: the row list and the per-row views. Dependency-free.
 // Every text from the data goes into the page through textContent / title (never innerHTML);
-// the data itself is read from <script type="application/json"> blocks.
+// the data itself is read from the JSON data blocks of the page (fp-index, fp-r-N, fp-s-K).
 (function () {
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
