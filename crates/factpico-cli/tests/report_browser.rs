@@ -256,7 +256,7 @@ async fn fixtures_report_in_chromium() {
     let plots = b.js("return Array.from(document.querySelectorAll('#fp-metaeval img.fp-plot')).map(i => [i.naturalWidth > 0, i.src.slice(0, 26)])", vec![]).await;
     assert_eq!(plots.as_array().unwrap().len(), 6, "one scatter plot per aspect");
     for p in plots.as_array().unwrap() {
-        assert_eq!(p, &json!([true, "data:image/svg+xml;base64"]), "scatter plot decoded");
+        assert_eq!(p, &json!([true, "data:image/svg+xml;base64,"]), "scatter plot decoded");
     }
 
     // The list: one entry per row; sort by alignscore (click the header twice: descending).
@@ -299,36 +299,40 @@ async fn fixtures_report_in_chromium() {
     b.key('k').await;
     b.wait_for(&format!("return document.getElementById('fp-view').dataset.i === '{}'", rs.len() - 2), Duration::from_secs(10)).await;
 
-    // Clicking a summary sentence highlights its best-supporting abstract chunk.
-    let i = rs.len() - 2;
+    // Clicking a summary sentence highlights its best-supporting abstract chunk (fx07: a
+    // sectioned summary of several sentences).
+    let i = 6;
+    b.js(&format!("location.hash = '#row={i}'"), vec![]).await;
+    b.wait_for(&format!("return document.getElementById('fp-view').dataset.i === '{i}'"), Duration::from_secs(10)).await;
     let d = &rs[i]["details"]["alignscore"];
-    let best = d["sentences"][0]["best_chunk"].as_u64().unwrap() as usize;
+    let k = 2;
+    let best = d["sentences"][k]["best_chunk"].as_u64().unwrap() as usize;
     let chunk = slice(&texts[i].0, &d["chunks"][best]["span"]);
-    b.client.find(Locator::Css("#fp-summary .fp-seg[data-support='0']")).await.unwrap().click().await.unwrap();
+    b.client.find(Locator::Css(&format!("#fp-summary .fp-seg[data-support='{k}']"))).await.unwrap().click().await.unwrap();
     let hl = b.js("return Array.from(document.querySelectorAll('#fp-source .fp-hl')).map(s => s.textContent).join('')", vec![]).await;
     assert_eq!(hl.as_str().unwrap(), chunk, "highlighted chunk");
     let info = b.js("return document.getElementById('fp-sentinfo').textContent", vec![]).await;
     assert!(info.as_str().unwrap().contains("best-supporting chunk"), "{info}");
-    // Clicking a QA question highlights its answers.
-    let q = b.client.find(Locator::Css(".fp-metric[data-metric='qafacteval'] tr.fp-clickable")).await;
-    if let Ok(q) = q {
-        q.click().await.unwrap();
-        let n = b.js("return document.querySelectorAll('.fp-qhl').length", vec![]).await;
-        assert!(n.as_u64().unwrap() > 0, "question answers highlighted");
-    }
     std::fs::create_dir_all(root().join("target/report-screenshots")).unwrap();
-    b.js("document.getElementById('fp-summary').scrollIntoView()", vec![]).await;
+    let update = std::env::var("FACTPICO_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1");
+    b.js("window.scrollTo(0, 0)", vec![]).await;
     let png = b.screenshot().await;
     assert_eq!(&png[1..4], b"PNG");
     std::fs::write(root().join("target/report-screenshots/fixtures-row.png"), &png).unwrap();
-    if std::env::var("FACTPICO_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1") {
+    if update {
         std::fs::write(root().join("docs/img/report-row.png"), &png).unwrap();
     }
+    // Clicking a QA question highlights its answers.
+    let q = b.client.find(Locator::Css(".fp-metric[data-metric='questeval'] tr.fp-clickable")).await.unwrap();
+    q.click().await.unwrap();
+    let n = b.js("return document.querySelectorAll('.fp-qhl').length", vec![]).await;
+    assert!(n.as_u64().unwrap() > 0, "question answers highlighted");
     b.key(fantoccini::key::Key::Escape).await;
     b.wait_for("return document.getElementById('fp-view').hidden && !document.getElementById('fp-listview').hidden", Duration::from_secs(10)).await;
+    b.js("window.scrollTo(0, 0)", vec![]).await;
     let png = b.screenshot().await;
-    std::fs::write(root().join("target/report-screenshots/fixtures-list.png"), &png).unwrap();
-    if std::env::var("FACTPICO_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1") {
+    std::fs::write(root().join("target/report-screenshots/fixtures-overview.png"), &png).unwrap();
+    if update {
         std::fs::write(root().join("docs/img/report-overview.png"), &png).unwrap();
     }
     assert_clean_log(&b, "fixtures report").await;

@@ -34,7 +34,11 @@ pub struct Parts {
 pub fn render(r: &Report, src: Option<&Utf16<'_>>, sum: Option<&Utf16<'_>>, problems: &mut Vec<String>) -> Parts {
     let mut parts = Parts::default();
     let mut cx = Cx { src, sum, problems };
-    for (metric, d) in &r.details {
+    // Registry order (as the columns), then metrics the registry does not know, by name.
+    let registry = factpico::registry();
+    let mut details: Vec<(&String, &Value)> = r.details.iter().collect();
+    details.sort_by_key(|(m, _)| (registry.iter().position(|i| i.name == m.as_str()).unwrap_or(usize::MAX), m.as_str()));
+    for (metric, d) in details {
         match metric.as_str() {
             "alignscore" => alignscore(&mut cx, &mut parts, r, d),
             "dae" => dae(&mut cx, &mut parts, d),
