@@ -1,0 +1,200 @@
+//! `factpico report` without a browser: the texts are the scored texts (or the report is
+//! refused), outputs never overwrite inputs, skipped rows, field options, size growth.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+fn run(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_factpico")).args(args).current_dir(cwd).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Scores `input` model-free; returns the score file.
+fn score(dir: &Path, input: &Path, extra: &[&str]) -> PathBuf {
+    let out = dir.join("scores.jsonl");
+    let mut args = vec!["score", s(input), "-o", s(&out), "-q"];
+    args.extend_from_slice(extra);
+    let o = run(&args, dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+/// The JSON data blocks of a page: (id, value).
+fn blocks(html: &str) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for part in html.split("<script type=\"application/json\" id=\"").skip(1) {
+        let (id, rest) = part.split_once("\">").unwrap();
+        let (json, _) = rest.split_once("</script>").unwrap();
+        out.push((id.to_owned(), serde_json::from_str(json).unwrap()));
+    }
+    out
+}
+
+#[test]
+fn report_refuses_texts_that_were_not_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixtures().join("pairs.jsonl");
+    let scores = score(dir.path(), &input, &[]);
+    let lines: Vec<String> = std::fs::read_to_string(&input).unwrap().lines().map(str::to_owned).collect();
+    let html = dir.path().join("r.html");
+    let variant = |name: &str, f: &dyn Fn(&mut Vec<Value>)| -> PathBuf {
+        let mut rows: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        f(&mut rows);
+        let p = dir.path().join(name);
+        std::fs::write(&p, rows.iter().map(|r| r.to_string() + "\n").collect::<String>()).unwrap();
+        p
+    };
+    let cases: Vec<(PathBuf, Vec<&str>, &str)> = vec![
+        // One character of one summary changed since scoring.
+        (variant("edited.jsonl", &|r| r[2]["summary"] = json!(r[2]["summary"].as_str().unwrap().replace('.', "!"))), vec![], "input row 3 (id fx03): its texts hash to input_sha256"),
+        // Another id at the same row.
+        (variant("ids.jsonl", &|r| r[4]["id"] = json!("other")), vec![], "input row 5 has id `other` but the score file has id `fx05`"),
+        // Rows in another order.
+        (variant("order.jsonl", &|r| r.swap(0, 1)), vec![], "input row 1 has id `fx02`"),
+        // Fewer records than scored rows.
+        (variant("short.jsonl", &|r| r.truncate(7)), vec![], "has only 7 of the 12 scored rows"),
+        // The right file read with other field options: the abstract as the summary.
+        (input.clone(), vec!["--summary-field", "source"], "its texts hash to input_sha256"),
+    ];
+    for (inp, extra, want) in cases {
+        let mut args = vec!["report", s(&scores), "--input", s(&inp), "-o", s(&html)];
+        args.extend_from_slice(&extra);
+        let o = run(&args, dir.path());
+        assert_eq!(o.status.code(), Some(2), "{}: {}", inp.display(), stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(want), "{}: {e}", inp.display());
+        assert!(e.contains("pass the input file that was scored"), "{e}");
+        assert!(!html.exists(), "no page is written when the texts do not match");
+    }
+    // The scored input passes, and every text in the page is the scored one.
+    let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html), "-q"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let b = blocks(&page);
+    let sources: Vec<&Value> = b.iter().filter(|(id, _)| id.starts_with("fp-s-")).map(|(_, v)| v).collect();
+    assert_eq!(sources.len(), 6, "6 abstracts, each shared by two summaries, stored once");
+    let want: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for (i, w) in want.iter().enumerate() {
+        let row = &b.iter().find(|(id, _)| *id == format!("fp-r-{i}")).unwrap().1;
+        assert_eq!(row["sum"], w["summary"], "row {i}");
+        assert_eq!(*sources[row["src"].as_u64().unwrap() as usize], w["source"], "row {i}");
+    }
+}
+
+#[test]
+fn report_without_input_has_scores_but_no_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixtures().join("pairs.jsonl");
+    let scores = score(dir.path(), &input, &[]);
+    let o = run(&["report", s(&scores)], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no --input"), "{}", stderr(&o));
+    // Default output name beside the working directory.
+    let page = std::fs::read_to_string(dir.path().join("scores.report.html")).unwrap();
+    let b = blocks(&page);
+    assert!(b.iter().all(|(id, _)| !id.starts_with("fp-s-")));
+    assert!(b.iter().filter(|(id, _)| id.starts_with("fp-r-")).all(|(_, v)| v["sum"].is_null()));
+    assert!(!page.contains("Researchers studied 240 adults"), "no summary text without --input");
+    let index = &b.iter().find(|(id, _)| id == "fp-index").unwrap().1;
+    assert_eq!(index["rows"].as_array().unwrap().len(), 12);
+}
+
+#[test]
+fn report_never_overwrites_its_inputs_and_needs_aspects_with_ratings() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixtures().join("pairs.jsonl");
+    let scores = score(dir.path(), &input, &[]);
+    let before = std::fs::read(&scores).unwrap();
+    let o = run(&["report", s(&scores), "-o", s(&scores)], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("would overwrite the input"), "{}", stderr(&o));
+    let o = run(&["report", s(&scores), "-o", s(dir.path())], dir.path());
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&scores).unwrap(), before);
+    let ratings = fixtures().join("pairs.ratings.csv");
+    let o = run(&["report", s(&scores), "--ratings", s(&ratings)], dir.path());
+    assert!(stderr(&o).contains("--ratings needs --aspects"), "{}", stderr(&o));
+    // Ratings whose ids do not join are the meta-evaluation's clear error.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "id,avg\nzz1,1\nzz2,2\nzz3,3\n").unwrap();
+    let o = run(&["report", s(&scores), "--ratings", s(&bad), "--aspects", "avg"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("meta-evaluation (--ratings)"), "{}", stderr(&o));
+}
+
+#[test]
+fn skipped_rows_are_listed_without_texts_and_csv_field_options_are_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    // A CSV with other field names and one unreadable record (invalid UTF-8 in the summary).
+    let mut csv = b"doc,abstract,plain,model\nd1,The drug lowered blood pressure.,Blood pressure went down.,gpt\n".to_vec();
+    csv.extend_from_slice(b"d2,The drug worked.,bad \xff byte,gpt\nd3,Aspirin reduced pain.,Pain <b>fell</b>.,llama\n");
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, &csv).unwrap();
+    let fields = ["--id-field", "doc", "--source-field", "abstract", "--summary-field", "plain", "--system-field", "model"];
+    let mut extra = fields.to_vec();
+    extra.extend_from_slice(&["--on-error", "skip"]);
+    let scores = score(dir.path(), &input, &extra);
+    let html = dir.path().join("r.html");
+    // Without the field options the input cannot be read as it was scored.
+    let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html)], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("source field `source` is not in the header"), "{}", stderr(&o));
+    let mut args = vec!["report", s(&scores), "--input", s(&input), "-o", s(&html), "-q"];
+    args.extend_from_slice(&fields);
+    let o = run(&args, dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = blocks(&std::fs::read_to_string(&html).unwrap());
+    let row = |i: usize| b.iter().find(|(id, _)| *id == format!("fp-r-{i}")).unwrap().1.clone();
+    assert_eq!(row(0)["sum"], "Blood pressure went down.");
+    assert!(row(1)["skipped"].as_str().unwrap().contains("not valid UTF-8"), "{}", row(1));
+    assert!(row(1)["sum"].is_null());
+    assert_eq!(row(2)["sum"], "Pain <b>fell</b>.");
+    let index = &b.iter().find(|(id, _)| id == "fp-index").unwrap().1;
+    assert_eq!(index["systems"], json!(["gpt", "llama"]));
+    assert_eq!(index["rows"][1][4], json!(true), "skipped flag");
+}
+
+#[test]
+fn page_size_grows_linearly_with_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs: Vec<Value> =
+        std::fs::read_to_string(fixtures().join("pairs.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut sizes = Vec::new();
+    for n in [120usize, 240, 480] {
+        let sub = dir.path().join(n.to_string());
+        std::fs::create_dir_all(&sub).unwrap();
+        // Distinct abstracts, so that no sharing hides growth.
+        let text: String = (0..n)
+            .map(|k| {
+                let p = &pairs[k % pairs.len()];
+                json!({"id": format!("r{k}"), "system": p["system"], "source": format!("{} ({k})", p["source"].as_str().unwrap()), "summary": p["summary"]}).to_string() + "\n"
+            })
+            .collect();
+        let input = sub.join("in.jsonl");
+        std::fs::write(&input, text).unwrap();
+        let scores = score(&sub, &input, &[]);
+        let html = sub.join("r.html");
+        let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html), "-q"], &sub);
+        assert!(o.status.success(), "{}", stderr(&o));
+        sizes.push(std::fs::metadata(&html).unwrap().len() as f64);
+    }
+    // Per-row growth is constant: doubling the rows adds the same bytes per row each time.
+    let per_row_a = (sizes[1] - sizes[0]) / 120.0;
+    let per_row_b = (sizes[2] - sizes[1]) / 240.0;
+    eprintln!("page sizes {sizes:?}: {per_row_a:.0} and {per_row_b:.0} bytes per added row");
+    assert!((per_row_a / per_row_b - 1.0).abs() < 0.05, "{per_row_a} vs {per_row_b}");
+}
