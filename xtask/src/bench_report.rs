@@ -58,8 +58,10 @@ pub fn run(sizes: &[usize]) -> Result<()> {
     if let Some(py) = crate::sidecar::prepare_for_tests()? {
         env.push((crate::sidecar::PYTHON_ENV, py));
     }
-    crate::run(crate::cargo().args(["build", "--release", "-p", "factpico-cli", "--quiet"]).current_dir(&root))?;
-    let bin = root.join("target/release/factpico");
+    // The dev profile (dependencies at opt-level 2, as the tests build them): the browser
+    // timings do not depend on it; `factpico report`'s own wall time is that of this build.
+    crate::run(crate::cargo().args(["build", "-p", "factpico-cli", "--quiet"]).current_dir(&root))?;
+    let bin = root.join("target/debug/factpico");
     let dir = root.join("target/bench-report");
     std::fs::create_dir_all(&dir)?;
     let model = |n: &str| root.join("fixtures/models").join(n).display().to_string();

@@ -40,8 +40,9 @@ pub struct ReportArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// The input that was scored, re-read for the texts with the same field options as
-    /// `factpico score` (--format, --id-field, --source-field, ...). Each row's id and
-    /// input_sha256 must match, or the report is refused. Without it the page has no texts.
+    /// `factpico score` (--format, --id-field, --source-field, ...; by default those the score
+    /// file records, where it does). Each row's id and input_sha256 must match, or the report
+    /// is refused. Without it the page has no texts.
     #[arg(long)]
     pub input: Option<PathBuf>,
     #[command(flatten)]
@@ -155,7 +156,12 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         bail!("{} has no rows", args.scores.display());
     }
     let texts = match &args.input {
-        Some(input) => Some(texts::read(input, &args.fields, &reports)?),
+        Some(input) => {
+            let ((format, fields), origin) = texts::mapping(input, &args.fields, &reports)?;
+            let t = texts::read(input, format, &fields, &reports)
+                .with_context(|| format!("{} read with {origin}", input.display()))?;
+            Some(t)
+        }
         None => None,
     };
     let primary = primary_columns(&reports);

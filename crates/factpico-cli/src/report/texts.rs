@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use factpico::Report;
 
-use crate::input::{self, input_sha256, InputArgs};
+use crate::input::{self, input_sha256, DeriveId, FieldMap, Format, InputArgs};
 
 /// The verified texts of the scored rows: abstracts are stored once (several summaries of one
 /// abstract share it).
@@ -28,14 +28,65 @@ pub struct Texts {
 /// What to pass when the rows and the input disagree.
 const HINT: &str = "pass the input file that was scored, with the same --format/--id-field/--source-field/--summary-field/--id-from options as `factpico score`";
 
-/// Re-reads `input` with `fields` and checks it against the score rows.
+/// The input options of a score file's rows when they record them (`provenance.input`,
+/// output schema 2: `{"format": "jsonl|json|csv|tsv", "fields": {"id", "source", "summary",
+/// "system"}, "derive_id": {"field", "prefix", "hex_len"} | null}`); `None` for older files.
+pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
+    let input = reports.iter().find_map(|r| r.provenance.get("input").filter(|v| v.is_object()))?;
+    let format = match input["format"].as_str()? {
+        "jsonl" => Format::Jsonl,
+        "json" => Format::Json,
+        "csv" => Format::Csv,
+        "tsv" => Format::Tsv,
+        _ => return None,
+    };
+    let f = &input["fields"];
+    let name = |k: &str, default: &str| f[k].as_str().unwrap_or(default).to_owned();
+    let derive_id = input["derive_id"].as_object().and_then(|d| {
+        Some(DeriveId {
+            field: d.get("field")?.as_str()?.to_owned(),
+            prefix: d.get("prefix").and_then(|p| p.as_str()).unwrap_or("").to_owned(),
+            hex_len: d.get("hex_len").or_else(|| d.get("hex")).and_then(serde_json::Value::as_u64).unwrap_or(12) as usize,
+        })
+    });
+    Some((
+        format,
+        FieldMap {
+            id: name("id", "id"),
+            id_explicit: f["id"].is_string() && derive_id.is_none(),
+            source: name("source", "source"),
+            summary: name("summary", "summary"),
+            system: name("system", "system"),
+            derive_id,
+        },
+    ))
+}
+
+/// The input options to re-read `path` with: those given on the command line when any is
+/// (not the defaults), else those the score file records, else the defaults. The second
+/// value says where they came from (for the user).
+pub fn mapping(path: &Path, args: &InputArgs, reports: &[Report]) -> Result<((Format, FieldMap), &'static str)> {
+    let given = args.format.is_some()
+        || args.id_field.is_some()
+        || args.id_from.is_some()
+        || args.source_field != "source"
+        || args.summary_field != "summary"
+        || args.system_field != "system";
+    if !given {
+        if let Some(m) = recorded_mapping(reports) {
+            return Ok((m, "the field options recorded in the score file"));
+        }
+    }
+    Ok(((args.format_of(path)?, args.field_map()), "the given field options"))
+}
+
+/// Re-reads `path` as `format` with `fields` and checks it against the score rows.
 ///
 /// # Errors
 /// The input cannot be opened; a scored row has no record, a record that cannot be read now,
 /// another id, or texts whose hash differs from the row's `input_sha256`; a scored row has no
 /// `row` number or no `input_sha256`.
-pub fn read(path: &Path, fields: &InputArgs, reports: &[Report]) -> Result<Texts> {
-    let format = fields.format_of(path)?;
+pub fn read(path: &Path, format: Format, fields: &FieldMap, reports: &[Report]) -> Result<Texts> {
     // Score row number -> position in `reports`.
     let mut wanted: HashMap<u64, usize> = HashMap::with_capacity(reports.len());
     for (k, r) in reports.iter().enumerate() {
@@ -50,7 +101,7 @@ pub fn read(path: &Path, fields: &InputArgs, reports: &[Report]) -> Result<Texts
     let mut texts = Texts { sources: Vec::new(), rows: vec![None; reports.len()] };
     let mut source_index: HashMap<String, usize> = HashMap::new();
     let mut found = 0usize;
-    for rec in input::open(path, format, &fields.field_map())? {
+    for rec in input::open(path, format, fields)? {
         let n = match &rec {
             Ok(r) => r.row,
             Err(e) => e.row,
@@ -103,4 +154,29 @@ pub fn read(path: &Path, fields: &InputArgs, reports: &[Report]) -> Result<Texts
         );
     }
     Ok(texts)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn with_provenance(p: serde_json::Value) -> Vec<Report> {
+        vec![Report { provenance: p, ..Report::default() }]
+    }
+
+    #[test]
+    fn a_recorded_field_mapping_is_read_back() {
+        let r = with_provenance(serde_json::json!({"input": {
+            "format": "csv", "fields": {"id": null, "source": "abstract", "summary": "plain", "system": "model"},
+            "derive_id": {"field": "abstract", "prefix": "sh_", "hex_len": 12}
+        }}));
+        let (format, f) = recorded_mapping(&r).unwrap();
+        assert_eq!(format, Format::Csv);
+        assert_eq!((f.source.as_str(), f.summary.as_str(), f.system.as_str()), ("abstract", "plain", "model"));
+        let d = f.derive_id.unwrap();
+        assert_eq!((d.field.as_str(), d.prefix.as_str(), d.hex_len), ("abstract", "sh_", 12));
+        // Schema 1 rows record nothing.
+        assert!(recorded_mapping(&with_provenance(serde_json::json!({"engine": "factpico 0.1.0"}))).is_none());
+    }
 }
