@@ -323,14 +323,7 @@ impl MetaEvalArgs {
             return self.kappa_mode();
         }
         let out = crate::run(&self.run_options()?)?;
-        let j = &out.result.join;
-        let mut warnings = Vec::new();
-        if j.scores_only + j.ratings_only > 0 {
-            warnings.push(format!(
-                "{} scores rows and {} ratings rows did not join (--allow-missing); {} rows evaluated",
-                j.scores_only, j.ratings_only, j.joined
-            ));
-        }
+        let warnings = out.result.join.missing_warning().into_iter().collect();
         Ok(CliOutput { markdown: out.markdown, written: out.written, warnings, result: Some(out.result) })
     }
 }

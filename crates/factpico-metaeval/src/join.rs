@@ -121,6 +121,18 @@ pub struct JoinReport {
     pub missing: BTreeMap<String, ColumnMissing>,
 }
 
+impl JoinReport {
+    /// The warning for rows that did not join (possible only with `allow_missing`), if any.
+    pub fn missing_warning(&self) -> Option<String> {
+        (self.scores_only + self.ratings_only > 0).then(|| {
+            format!(
+                "{} scores rows and {} ratings rows did not join (--allow-missing); {} rows evaluated",
+                self.scores_only, self.ratings_only, self.joined
+            )
+        })
+    }
+}
+
 /// The joined data: one entry per (id[, system]) row present on both sides,
 /// sorted by id then system. Missing values are NaN (the statistics crate
 /// excludes them pairwise and counts them).

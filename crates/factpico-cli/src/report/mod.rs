@@ -270,13 +270,6 @@ fn meta_eval(args: &ReportArgs, ratings: &Path, primary: &[String]) -> Result<Me
     for aspect in &run.result.aspects {
         scatter.push((aspect.clone(), me::plot::scatter_svg(&run.joined, &run.result, aspect, args.seed)?));
     }
-    let j = &run.result.join;
-    let mut warnings = Vec::new();
-    if j.scores_only + j.ratings_only > 0 {
-        warnings.push(format!(
-            "{} score rows and {} ratings rows did not join (--allow-missing); {} rows evaluated",
-            j.scores_only, j.ratings_only, j.joined
-        ));
-    }
+    let warnings = run.result.join.missing_warning().into_iter().collect();
     Ok(MetaEval { markdown: run.markdown, scatter, warnings })
 }
