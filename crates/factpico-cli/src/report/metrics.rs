@@ -343,8 +343,40 @@ fn generic(d: &Value) -> Vec<Value> {
 
 const MAX_TABLE_ROWS: usize = 500;
 
+/// A table of objects: one row per object, one column per key (in first-seen order), nested
+/// values as compact JSON; `first` names an extra first column holding each object's key.
+fn object_table<'a>(caption: String, items: impl Iterator<Item = (Option<&'a String>, &'a Value)> + Clone, first: Option<&str>) -> Value {
+    let mut keys: Vec<&String> = Vec::new();
+    for (_, it) in items.clone() {
+        for k in it.as_object().map(Map::keys).into_iter().flatten() {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    let rows: Vec<Value> = items
+        .take(MAX_TABLE_ROWS)
+        .map(|(name, it)| {
+            let mut row: Vec<Value> = name.map(|n| json!(n)).into_iter().collect();
+            row.extend(keys.iter().map(|k| match &it[k.as_str()] {
+                v if is_scalar(v) => v.clone(),
+                v => json!(compact(v)),
+            }));
+            Value::Array(row)
+        })
+        .collect();
+    let mut head: Vec<&str> = first.into_iter().collect();
+    head.extend(keys.iter().map(|k| k.as_str()));
+    json!({ "t": "table", "caption": caption, "head": head, "rows": rows })
+}
+
 fn generic_into(d: &Value, path: &str, blocks: &mut Vec<Value>, depth: usize) {
     match d {
+        // An object of objects (e.g. per-element ratings keyed by element): one table.
+        Value::Object(o) if o.len() >= 2 && o.values().all(Value::is_object) => {
+            let last = path.rsplit('.').next().unwrap_or(path);
+            blocks.push(object_table(path.to_owned(), o.iter().map(|(k, v)| (Some(k), v)), Some(if last.is_empty() { "key" } else { last })));
+        }
         Value::Object(o) => {
             let items: Vec<Value> = o.iter().filter(|(_, v)| is_scalar(v)).map(|(k, v)| json!([k, v])).collect();
             if !items.is_empty() {
@@ -363,30 +395,12 @@ fn generic_into(d: &Value, path: &str, blocks: &mut Vec<Value>, depth: usize) {
             }
         }
         Value::Array(items) if items.iter().all(Value::is_object) && !items.is_empty() => {
-            let mut keys: Vec<&String> = Vec::new();
-            for it in items {
-                for k in it.as_object().map(Map::keys).into_iter().flatten() {
-                    if !keys.contains(&k) {
-                        keys.push(k);
-                    }
-                }
-            }
-            let rows: Vec<Value> = items
-                .iter()
-                .take(MAX_TABLE_ROWS)
-                .map(|it| {
-                    Value::Array(keys.iter().map(|k| match &it[k.as_str()] {
-                        v if is_scalar(v) => v.clone(),
-                        v => json!(compact(v)),
-                    }).collect())
-                })
-                .collect();
             let caption = if items.len() > MAX_TABLE_ROWS {
                 format!("{path} (first {MAX_TABLE_ROWS} of {})", items.len())
             } else {
                 path.to_owned()
             };
-            blocks.push(json!({ "t": "table", "caption": caption, "head": keys, "rows": rows }));
+            blocks.push(object_table(caption, items.iter().map(|v| (None, v)), None));
         }
         Value::Array(items) => {
             let text = items.iter().map(compact).collect::<Vec<_>>().join(", ");
@@ -418,6 +432,21 @@ mod tests {
         assert_eq!(t["head"], json!(["element", "quotes", "rating", "rationale"]));
         assert_eq!(t["rows"][0], json!(["population", "[\"a\",\"b\"]", 3, "<b>ok</b>"]));
         assert_eq!(t["rows"][1][1], Value::Null);
+    }
+
+    #[test]
+    fn per_element_objects_become_one_table() {
+        // The shape of an LLM evaluator's detail: ratings keyed by PICO element.
+        let d = json!({"elements": {
+            "population": {"rating": 1, "rationale": "</script><b>x</b>", "quotes": ["240 adults"]},
+            "comparator": {"rating": 3, "rationale": "placebo", "quotes": []}
+        }});
+        let blocks = generic(&d);
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        let t = &blocks[0];
+        assert_eq!(t["head"], json!(["elements", "quotes", "rating", "rationale"]));
+        assert_eq!(t["rows"][0], json!(["comparator", "[]", 3, "placebo"]));
+        assert_eq!(t["rows"][1], json!(["population", "[\"240 adults\"]", 1, "</script><b>x</b>"]));
     }
 
     #[test]
