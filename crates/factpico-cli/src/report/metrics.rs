@@ -4,10 +4,11 @@
 //! Parts are renderer-neutral data that the page's script draws with `textContent`:
 //! * **support**: per summary sentence, a score and the abstract spans that support it
 //!   (AlignScore: the best chunk), shaded and highlighted on the texts;
-//! * **marks**: scored word spans on a text (DAE: each arc's P(entailed) on its head and
-//!   child words; the lowest arc flagged);
-//! * **sections**: blocks (`p`, `kv`, `table`) per metric; table rows may carry `hl`, spans of
-//!   either text highlighted when the row is clicked (QA answers).
+//! * **sections**: blocks (`p`, `kv`, `table`) per metric. Table rows may carry `hl`, spans
+//!   of either text (`[side, start, end]`, side 0 = abstract, 1 = summary) highlighted when the
+//!   row is clicked (QA answers, AlignScore chunks); a table with `marks` also marks its rows'
+//!   spans on the texts with the row's score (DAE: each arc's P(entailed) on its head and child
+//!   words, the lowest arc flagged); `low: [column, threshold]` flags low values.
 //!
 //! A metric this module does not know (e.g. one added later) is still shown: its details are
 //! laid out generically (scalars as key/value pairs, lists of objects as tables).
@@ -23,8 +24,6 @@ use super::payload::Utf16;
 pub struct Parts {
     /// Sentence support layers.
     pub support: Vec<Value>,
-    /// Word mark layers.
-    pub marks: Vec<Value>,
     /// Per-metric sections.
     pub sections: Vec<Value>,
 }
@@ -96,6 +95,11 @@ impl Cx<'_, '_> {
     }
 }
 
+/// A span to highlight, compactly: `[side (0 abstract, 1 summary), start, end]` (UTF-16).
+fn hl_span(side: Side, s: [usize; 2]) -> Value {
+    json!([matches!(side, Side::Summary) as u8, s[0], s[1]])
+}
+
 fn section(metric: &str, title: &str, blocks: Vec<Value>) -> Value {
     json!({ "metric": metric, "title": title, "blocks": blocks })
 }
@@ -136,10 +140,9 @@ fn alignscore(cx: &mut Cx<'_, '_>, parts: &mut Parts, r: &Report, d: &Value) {
             support.push(json!({ "span": span, "score": score, "evidence": &evidence, "note": note }));
         }
         let text = cx.slice(Side::Summary, &s["span"]).map_or(Value::Null, Value::String);
-        let cell = if score.is_some_and(|x| x < 0.5) { flagged(num(score), "low") } else { num(score) };
-        let mut hl: Vec<Value> = evidence.iter().map(|e| json!({ "side": "source", "span": e })).collect();
-        hl.extend(span.map(|s| json!({ "side": "summary", "span": s })));
-        rows.push(json!({ "cells": [k + 1, text, cell, best.map_or(Value::Null, |b| json!(b + 1))], "hl": hl }));
+        let mut hl: Vec<Value> = evidence.iter().map(|e| hl_span(Side::Source, *e)).collect();
+        hl.extend(span.map(|s| hl_span(Side::Summary, s)));
+        rows.push(json!({ "cells": [k + 1, text, num(score), best.map_or(Value::Null, |b| json!(b + 1))], "hl": hl }));
     }
     let bounded = !mode.starts_with("reg");
     let label = format!("AlignScore ({mode})");
@@ -162,7 +165,7 @@ fn alignscore(cx: &mut Cx<'_, '_>, parts: &mut Parts, r: &Report, d: &Value) {
     } else {
         blocks.push(json!({
             "t": "table", "caption": "Per summary sentence: the max over abstract chunks (the row score is their mean); click a row to highlight the sentence and its best chunk",
-            "head": ["#", "summary sentence", "score", "best chunk"], "rows": rows,
+            "head": ["#", "summary sentence", "score", "best chunk"], "rows": rows, "low": [2, 0.5],
         }));
     }
     if let Some(w) = d["warnings"].as_array().filter(|w| !w.is_empty()) {
@@ -173,34 +176,19 @@ fn alignscore(cx: &mut Cx<'_, '_>, parts: &mut Parts, r: &Report, d: &Value) {
 
 fn dae(cx: &mut Cx<'_, '_>, parts: &mut Parts, d: &Value) {
     let arcs = d["arcs"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let min = arcs.iter().filter_map(|a| a["probability"].as_f64()).fold(f64::INFINITY, f64::min);
-    let mut spans = Vec::new();
     let mut order: Vec<&Value> = arcs.iter().collect();
     order.sort_by(|a, b| a["probability"].as_f64().unwrap_or(1.0).total_cmp(&b["probability"].as_f64().unwrap_or(1.0)));
     let mut rows = Vec::new();
     for a in order {
         let p = a["probability"].as_f64();
-        let rel = a["relation"].as_str().unwrap_or("?");
-        let (head, child) = (a["head"].as_str().unwrap_or(""), a["child"].as_str().unwrap_or(""));
-        let note = format!("{rel}({head}, {child}) P(entailed) {}", p.map_or("–".into(), |x| format!("{x:.4}")));
-        let lowest = p == Some(min);
-        let mut hl = Vec::new();
-        for key in ["head_span", "child_span"] {
-            if let (Some(span), Some(p)) = (cx.span(Side::Summary, &a[key], "DAE arc word"), p) {
-                spans.push(json!({ "span": span, "score": p, "note": note, "lowest": lowest }));
-                hl.push(json!({ "side": "summary", "span": span }));
-            }
-        }
+        let hl: Vec<Value> =
+            ["head_span", "child_span"].iter().filter_map(|key| cx.span(Side::Summary, &a[*key], "DAE arc word")).map(|s| hl_span(Side::Summary, s)).collect();
         let entailed = a["entailed"].as_bool();
-        let cell = if entailed == Some(false) { flagged(num(p), "low") } else { num(p) };
-        let mut row = vec![json!(rel), json!(head), json!(child), cell, json!(entailed.map_or("–", |e| if e { "yes" } else { "no" }))];
+        let mut row = vec![a["relation"].clone(), a["head"].clone(), a["child"].clone(), num(p), json!(entailed.map_or("–", |e| if e { "yes" } else { "no" }))];
         if let Some(h) = a["hypothesis"].as_str() {
             row.push(json!(h));
         }
         rows.push(json!({ "cells": row, "hl": hl }));
-    }
-    if !spans.is_empty() {
-        parts.marks.push(json!({ "metric": "dae", "label": "DAE arc", "side": "summary", "threshold": 0.5, "spans": spans }));
     }
     let zero_shot = arcs.iter().any(|a| a["hypothesis"].is_string());
     let mut head = vec!["relation", "head", "child", "P(entailed)", "entailed"];
@@ -216,10 +204,13 @@ fn dae(cx: &mut Cx<'_, '_>, parts: &mut Parts, d: &Value) {
         blocks.push(json!({ "t": "p", "cls": "error", "text": format!("null: {}", compact(reason)) }));
     }
     if !rows.is_empty() {
+        // The rows mark their words on the summary with their P(entailed) (column 3): each
+        // word shows its lowest arc, flagged below 0.5, the lowest arc of the row in bold.
         blocks.push(json!({
             "t": "table",
             "caption": "Dependency arcs of the summary, lowest P(entailed) first (words marked on the summary; click a row to highlight them)",
-            "head": head, "rows": rows,
+            "head": head, "rows": rows, "low": [3, 0.5],
+            "marks": { "label": "DAE arc", "score": 3, "threshold": 0.5 },
         }));
     }
     parts.sections.push(section("dae", "DAE (dependency-arc entailment)", blocks));
@@ -255,6 +246,7 @@ fn qa(cx: &mut Cx<'_, '_>, parts: &mut Parts, metric: &str, d: &Value) {
     }
     head.push("kept");
     let mut rows = Vec::new();
+    let mut f1_col = 0;
     for q in &questions {
         let (from, to) = match q["direction"].as_str() {
             Some("source_to_summary") => (Side::Source, Side::Summary),
@@ -266,10 +258,10 @@ fn qa(cx: &mut Cx<'_, '_>, parts: &mut Parts, metric: &str, d: &Value) {
         };
         let mut hl = Vec::new();
         if let Some(s) = cx.span(from, &q["answer_span"], &format!("{title} answer")) {
-            hl.push(json!({ "side": from.name(), "span": s }));
+            hl.push(hl_span(from, s));
         }
         if let Some(s) = cx.span(to, &q["predicted_span"], &format!("{title} predicted answer")) {
-            hl.push(json!({ "side": to.name(), "span": s }));
+            hl.push(hl_span(to, s));
         }
         let f1 = q["f1"].as_f64();
         let mut row = vec![
@@ -284,7 +276,8 @@ fn qa(cx: &mut Cx<'_, '_>, parts: &mut Parts, metric: &str, d: &Value) {
         if probability {
             row.push(q["probability"].clone());
         }
-        row.push(if f1.is_some_and(|x| x < 0.5) { flagged(num(f1), "low") } else { num(f1) });
+        f1_col = row.len();
+        row.push(num(f1));
         if bert {
             row.push(q["bertscore"].clone());
         }
@@ -312,7 +305,7 @@ fn qa(cx: &mut Cx<'_, '_>, parts: &mut Parts, metric: &str, d: &Value) {
         blocks.push(json!({
             "t": "table",
             "caption": "Questions with the answers from both texts (click a row to highlight the answers)",
-            "head": head, "rows": rows,
+            "head": head, "rows": rows, "low": [f1_col, 0.5],
         }));
     }
     parts.sections.push(section(metric, title, blocks));
@@ -461,15 +454,14 @@ mod tests {
         let mut parts = Parts::default();
         dae(&mut Cx { src: None, sum: Some(&t), problems: &mut problems }, &mut parts, &d);
         assert!(problems.is_empty(), "{problems:?}");
-        let spans = parts.marks[0]["spans"].as_array().unwrap();
+        let t = &parts.sections[0]["blocks"][1];
+        assert_eq!(t["marks"]["score"], 3);
+        let rows = t["rows"].as_array().unwrap();
         // lowest first; β is one UTF-16 unit
-        assert_eq!(spans[0]["span"], json!([17, 25]));
-        assert_eq!(spans[1]["span"], json!([15, 16]));
-        assert_eq!(spans[0]["lowest"], true);
-        assert_eq!(spans[2]["lowest"], false);
-        let rows = parts.sections[0]["blocks"][1]["rows"].as_array().unwrap();
         assert_eq!(rows[0]["cells"][0], "amod");
-        assert_eq!(rows[0]["cells"][3]["cls"], "low");
+        assert_eq!(rows[0]["cells"][3], 0.2);
+        assert_eq!(rows[0]["hl"], json!([[1, 17, 25], [1, 15, 16]]));
+        assert_eq!(rows[1]["hl"], json!([[1, 9, 14], [1, 4, 8]]));
     }
 
     #[test]
@@ -480,6 +472,6 @@ mod tests {
         let mut parts = Parts::default();
         dae(&mut Cx { src: None, sum: Some(&t), problems: &mut problems }, &mut parts, &d);
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert_eq!(parts.marks[0]["spans"].as_array().unwrap().len(), 1);
+        assert_eq!(parts.sections[0]["blocks"][1]["rows"][0]["hl"], json!([[1, 0, 1]]));
     }
 }

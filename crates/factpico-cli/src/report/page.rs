@@ -76,6 +76,9 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
     body.push_str(&more(p, provenance).into_string());
     body.push_str("</div><section id=\"fp-view\" hidden></section></main>");
     body.push_str(&html! { script type="application/json" id="fp-index" { (PreEscaped(index)) } }.into_string());
+    // The script runs as soon as the index is parsed: the list is drawn before the (large)
+    // row data that follows has arrived, so the first render does not wait for the file.
+    body.push_str(&html! { script { (PreEscaped(JS)) } }.into_string());
     if let Some(t) = p.texts {
         for (k, s) in t.sources.iter().enumerate() {
             let id = format!("fp-s-{k}");
@@ -91,7 +94,6 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
         let id = format!("fp-r-{i}");
         body.push_str(&html! { script type="application/json" id=(id) { (PreEscaped(payload::embed(&v)?)) } }.into_string());
     }
-    body.push_str(&html! { script { (PreEscaped(JS)) } }.into_string());
     body.push_str("</body></html>\n");
     Ok(body)
 }

@@ -155,7 +155,6 @@ pub fn row(r: &Report, source: Option<(usize, &str)>, summary: Option<&str>) -> 
         "sum": summary,
         "sent": { "source": sent_source, "summary": sent_summary },
         "support": parts.support,
-        "marks": parts.marks,
         "sections": parts.sections,
         "nulls": nulls,
         "warnings": pairs(&r.warnings),

@@ -211,12 +211,20 @@
     if (!(i >= 0 && i < rows.length)) { showList(); return; }
     current = i;
     var r = rows[i];
-    var d = json('fp-r-' + i) || {};
     var view = $('fp-view');
     view.textContent = '';
-    view.dataset.i = String(i);
     $('fp-listview').hidden = true;
     view.hidden = false;
+    // The row data follows this script in the file: a row opened while the page is still
+    // loading is drawn once it has arrived.
+    if (!$('fp-r-' + i) && document.readyState === 'loading') {
+      delete view.dataset.i;
+      view.appendChild(el('p', 'fp-muted', 'Loading row ' + r[0] + '…'));
+      document.addEventListener('DOMContentLoaded', function () { if (current === i) showRow(i); }, { once: true });
+      return;
+    }
+    var d = json('fp-r-' + i) || {};
+    view.dataset.i = String(i);
 
     var pos = state.order.indexOf(i);
     var nav = el('div', 'fp-nav');
@@ -255,24 +263,23 @@
     // in the abstract; word marks (DAE arcs) on the summary.
     var src = sourceText(d.src), sum = d.sum === undefined ? null : d.sum;
     var sent = d.sent || { source: [], summary: [] };
-    var support = d.support || [], marks = d.marks || [];
+    var support = d.support || [];
     var evidence = [];
     support.forEach(function (m) { m.sentences.forEach(function (s) { evidence = evidence.concat(s.evidence || []); }); });
-    var markSpans = [];
-    marks.forEach(function (m) { m.spans.forEach(function (s) { markSpans.push(s.span); }); });
     var supSpans = [];
     support.forEach(function (m) { m.sentences.forEach(function (s) { supSpans.push(s.span); }); });
     // Spans that rows of the metric tables highlight (QA answers, arcs, chunks).
-    var hls = { source: [], summary: [] };
+    // hl entries are [side (0 abstract, 1 summary), start, end].
+    var hls = [[], []];
     (d.sections || []).forEach(function (sec) {
       sec.blocks.forEach(function (b) {
         (b.rows || []).forEach(function (row) {
-          if (row && row.hl) row.hl.forEach(function (h) { if (hls[h.side]) hls[h.side].push(h.span); });
+          if (row && row.hl) row.hl.forEach(function (h) { hls[h[0]].push([h[1], h[2]]); });
         });
       });
     });
-    var left = textPanel('Abstract', src, sent.source, evidence.concat(hls.source));
-    var right = textPanel('Summary', sum, sent.summary, markSpans.concat(supSpans, hls.summary));
+    var left = textPanel('Abstract', src, sent.source, evidence.concat(hls[0]));
+    var right = textPanel('Summary', sum, sent.summary, supSpans.concat(hls[1]));
     left.box.id = 'fp-source'; right.box.id = 'fp-summary';
 
     var tools = el('div', 'fp-tools');
@@ -337,19 +344,29 @@
     });
     if (pick) pick.addEventListener('change', function () { sticky = null; info.textContent = ''; applySupport(); });
     applySupport();
-    // Word marks: each word gets the lowest score of the marks on it; below the threshold it is flagged.
-    marks.forEach(function (m) {
-      var side = m.side === 'source' ? left : right;
-      m.spans.forEach(function (s) {
-        side.segs.forEach(function (p) {
-          if (!inside(p, s.span)) return;
-          var prev = p.el.dataset.mark === undefined ? Infinity : +p.el.dataset.mark;
-          if (s.score >= prev) return;
-          p.el.dataset.mark = String(s.score);
-          p.el.classList.add('fp-mark');
-          p.el.classList.toggle('fp-mark-low', s.score < m.threshold);
-          p.el.classList.toggle('fp-mark-lowest', !!s.lowest);
-          p.el.title = (p.el.title ? p.el.title + '\n' : '') + m.label + ': ' + s.note;
+    // Tables with `marks` mark their rows' spans with the row's score (DAE arcs on their words):
+    // each word keeps its lowest score, flagged below the threshold; the table's lowest in bold.
+    (d.sections || []).forEach(function (sec) {
+      sec.blocks.forEach(function (b) {
+        if (!b.marks || !b.rows) return;
+        var m = b.marks, min = Infinity;
+        b.rows.forEach(function (row) { var v = row.cells[m.score]; if (typeof v === 'number' && v < min) min = v; });
+        b.rows.forEach(function (row) {
+          var v = row.cells[m.score];
+          if (typeof v !== 'number') return;
+          var note = m.label + ': ' + row.cells.map(function (c, k) { return b.head[k] + ' ' + (typeof c === 'number' ? fmt(c) : c); }).join(' · ');
+          (row.hl || []).forEach(function (h) {
+            (h[0] === 0 ? left : right).segs.forEach(function (p) {
+              if (!inside(p, [h[1], h[2]])) return;
+              var prev = p.el.dataset.mark === undefined ? Infinity : +p.el.dataset.mark;
+              if (v >= prev) return;
+              p.el.dataset.mark = String(v);
+              p.el.classList.add('fp-mark');
+              p.el.classList.toggle('fp-mark-low', v < m.threshold);
+              p.el.classList.toggle('fp-mark-lowest', v === min);
+              p.el.title = note;
+            });
+          });
         });
       });
     });
@@ -363,8 +380,8 @@
       hlRow = tr; tr.classList.add('fp-rowsel');
       var first = null;
       hl.forEach(function (h) {
-        (h.side === 'source' ? left : right).segs.forEach(function (p) {
-          if (inside(p, h.span)) { p.el.classList.add('fp-qhl'); if (!first) first = p.el; }
+        (h[0] === 0 ? left : right).segs.forEach(function (p) {
+          if (inside(p, [h[1], h[2]])) { p.el.classList.add('fp-qhl'); if (!first) first = p.el; }
         });
       });
       if (first && first.scrollIntoView) first.scrollIntoView({ block: 'nearest' });
@@ -423,7 +440,10 @@
       b.rows.forEach(function (row) {
         var r = el('tr');
         var cells = Array.isArray(row) ? row : row.cells;
-        cells.forEach(function (v) { r.appendChild(cell(v)); });
+        cells.forEach(function (v, k) {
+          var td = r.appendChild(cell(v));
+          if (b.low && k === b.low[0] && typeof v === 'number' && v < b.low[1]) td.classList.add('fp-low');
+        });
         if (!Array.isArray(row) && row.hl && row.hl.length && highlight) {
           r.classList.add('fp-clickable');
           r.addEventListener('click', function () { highlight(row.hl, r); });

@@ -123,11 +123,16 @@ impl Browser {
         Browser { client, driver, _profile: profile }
     }
 
-    /// Opens a local file and waits until the report's script has run (`body[data-ready]`).
+    /// Opens a local file and waits until the report's script has run (`body[data-ready]`)
+    /// and the whole file is loaded.
     pub async fn open(&self, file: &Path) {
         let url = format!("file://{}", file.canonicalize().unwrap().display());
         self.client.goto(&url).await.unwrap();
-        self.wait_for("return document.body && document.body.dataset.ready === '1'", Duration::from_secs(120)).await;
+        self.wait_for(
+            "return document.readyState === 'complete' && document.body && document.body.dataset.ready === '1'",
+            Duration::from_secs(300),
+        )
+        .await;
     }
 
     /// Runs `script` (a function body; `arguments[i]` are `args`) and returns its value.
