@@ -83,8 +83,8 @@ pub enum Error {
         /// Human-readable message.
         message: String,
     },
-    /// I/O error reading an input file.
-    #[error("{path}: {source}")]
+    /// I/O error reading an input file (the I/O error is the `source()`).
+    #[error("cannot read {path}")]
     Io {
         /// The file.
         path: String,
