@@ -1,5 +1,7 @@
 //! Helpers shared by the ONNX-backed units (feature `runtime`, which every model-based
 //! metric's feature enables): model directories, their hashes, the spaCy sidecar check.
+//! A build with only some model-based metrics uses only some of them.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
