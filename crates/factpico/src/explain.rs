@@ -439,6 +439,9 @@ pub fn block_text(block: &ExplainBlock, texts: Option<&RowTexts<'_>>) -> String 
                 }
             }
         }
+        ExplainBlock::Table { title, rows } if rows.is_empty() => {
+            let _ = writeln!(s, "   {title}: none");
+        }
         ExplainBlock::Table { title, rows } => {
             let _ = writeln!(s, "   {title}:");
             for (k, v) in rows {
@@ -452,4 +455,58 @@ pub fn block_text(block: &ExplainBlock, texts: Option<&RowTexts<'_>>) -> String 
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// AlignScore's detail alone (no model) gives per-sentence support with the best chunk as
+    /// evidence; the text rendering quotes both from the row's texts.
+    #[test]
+    fn alignscore_detail_renders_from_json_alone() {
+        let source = "Adults took the drug. Blood pressure fell.";
+        let summary = "Adults took it. Pressure rose.";
+        let detail = serde_json::json!({
+            "score": 0.5, "null_reason": null, "mode": "nli_sp", "warnings": [],
+            "sentences": [
+                {"span": {"start": 0, "end": 15}, "score": 0.9, "best_chunk": 0},
+                {"span": {"start": 16, "end": 30}, "score": 0.1, "best_chunk": 1}
+            ],
+            "chunks": [
+                {"span": {"start": 0, "end": 21}, "sentences": {"start": 0, "end": 1}},
+                {"span": {"start": 22, "end": 42}, "sentences": {"start": 1, "end": 2}}
+            ]
+        });
+        let blocks = explain("alignscore", &detail);
+        let ExplainBlock::SentenceSupport { sentences, .. } = &blocks[0] else { panic!("{blocks:?}") };
+        assert_eq!(sentences[1].span, TextSpan::new(Side::Summary, 16, 30));
+        assert_eq!(sentences[1].evidence, TextSpan::new(Side::Source, 22, 42));
+        let mut r = Report { id: Some("r1".into()), ..Report::default() };
+        r.scores.insert("alignscore".into(), Some(0.5));
+        r.details.insert("alignscore".into(), detail);
+        let text = render_text(&r, Some(&RowTexts { source, summary }));
+        assert!(text.contains("-- alignscore: alignscore=0.5000"), "{text}");
+        assert!(text.contains("[2] 0.100 \"Pressure rose.\" | best evidence: \"Blood pressure fell.\""), "{text}");
+    }
+
+    /// DAE arcs come lowest first; an unknown metric's detail gets the generic table.
+    #[test]
+    fn dae_arcs_sorted_and_unknown_details_generic() {
+        let arc = |rel: &str, p: f64| serde_json::json!({"relation": rel, "head": "h", "child": "c", "head_span": {"start": 0, "end": 1}, "child_span": {"start": 2, "end": 3}, "sentence": 0, "probability": p, "entailed": p > 0.5});
+        let d = serde_json::json!({"arcs": [arc("nsubj", 0.9), arc("dobj", 0.2)], "n_arcs_skipped": 0, "truncated_wordpieces": 0});
+        let ExplainBlock::Arcs { arcs, .. } = &explain("dae", &d)[0] else { panic!() };
+        assert_eq!(arcs.iter().map(|a| a.relation.as_str()).collect::<Vec<_>>(), ["dobj", "nsubj"]);
+        let g = explain("my_metric", &serde_json::json!({"n": 3, "items": [1, 2]}));
+        assert_eq!(
+            g,
+            vec![ExplainBlock::Table {
+                title: "detail".into(),
+                rows: vec![("items".into(), "[2 items]".into()), ("n".into(), "3".into())]
+            }]
+        );
+        // A detail the unit cannot read falls back to the generic table instead of failing.
+        assert!(matches!(&explain("dae", &serde_json::json!({"arcs": "?"}))[0], ExplainBlock::Table { .. }));
+    }
 }

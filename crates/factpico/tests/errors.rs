@@ -2,9 +2,12 @@
 //! runtime's errors) and say what to do.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+#[cfg(feature = "alignscore")]
 use std::error::Error as _;
 
-use factpico::{error_chain, Error, Scorer, ScorerOptions};
+#[cfg(feature = "alignscore")]
+use factpico::error_chain;
+use factpico::{Error, Scorer, ScorerOptions};
 
 #[test]
 fn unknown_metric_and_disabled_features_are_named() {
