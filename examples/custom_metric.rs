@@ -75,15 +75,15 @@ impl Metric for NumbersSupported {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "fixtures/pairs.jsonl".into());
+/// Scores the pairs of a JSONL file (`id`, `system`, `source`, `summary`) with ROUGE-L, FKGL
+/// and the custom metric; returns `(system, report)` per row.
+pub fn score_file(path: &str) -> Result<Vec<(String, factpico::Report)>, Box<dyn std::error::Error>> {
     let scorer = Scorer::builder()
         .options(ScorerOptions { metrics: vec!["rougeL".into(), "fkgl".into()], ..ScorerOptions::default() })
         .metric(NumbersSupported)
         .build()?;
     println!("columns: {}", scorer.columns().join(", "));
-
-    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&path)?
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(path)?
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(serde_json::from_str)
@@ -93,20 +93,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rows.iter().map(|r| (field(r, "id"), field(r, "source"), field(r, "summary"))).collect();
     let pairs: Vec<Pair<'_>> = texts.iter().map(|(id, s, m)| Pair::new(id, s, m)).collect();
     let reports = scorer.score_pairs(&pairs);
+    Ok(rows.iter().map(|r| field(r, "system")).zip(reports).collect())
+}
 
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).unwrap_or_else(|| "fixtures/pairs.jsonl".into());
+    let scored = score_file(&path)?;
     let mut per_system: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for (row, r) in rows.iter().zip(&reports) {
+    for (system, r) in &scored {
         let shown = |c: &str| r.score(c).map_or_else(|| "null".to_owned(), |v| format!("{v:.3}"));
         println!(
             "{:>6} {:<11} numbers_supported={:<6} rougeL={} unsupported={}",
             r.id.as_deref().unwrap_or("?"),
-            field(row, "system"),
+            system,
             shown("numbers_supported"),
             shown("rougeL"),
             r.details["numbers_supported"]["unsupported"]
         );
         if let Some(v) = r.score("numbers_supported") {
-            per_system.entry(field(row, "system")).or_default().push(v);
+            per_system.entry(system.clone()).or_default().push(v);
         }
     }
     for (system, v) in &per_system {
@@ -117,6 +122,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     // The custom metric's provenance is recorded in every row, under its name.
-    println!("provenance: {}", reports[0].provenance["metrics"]["numbers_supported"]);
+    if let Some((_, r)) = scored.first() {
+        println!("provenance: {}", r.provenance["metrics"]["numbers_supported"]);
+    }
     Ok(())
 }
