@@ -73,7 +73,7 @@ pub fn factpico_home() -> std::path::PathBuf {
 /// (`$FACTPICO_HOME` when `None`); returns the library's path.
 ///
 /// # Errors
-/// [`Error::NoRuntime`] in a build without model-based metrics; [`Error::Runtime`] when
+/// [`Error::NoRuntime`] in a build without model-based metrics; `Error::Runtime` when
 /// the download or unpacking fails (the message says what to do instead).
 pub fn setup_ort(home: Option<&std::path::Path>) -> Result<std::path::PathBuf> {
     #[cfg(feature = "runtime")]

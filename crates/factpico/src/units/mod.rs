@@ -8,16 +8,16 @@
 //!   reference, aliases, cargo feature, per-row side inputs);
 //! * its typed options ([`MetricUnit::Options`]: serde, `Default`, documented fields, enums
 //!   rather than strings), which become the field `ScorerOptions::<key>`;
-//! * its command-line flags ([`MetricUnit::Args`], a clap `Args` struct flattened into
+//! * its command-line flags (`MetricUnit::Args`, a clap `Args` struct flattened into
 //!   `factpico score`; with the `cli` feature) and how they fill the options;
 //! * its builder ([`MetricUnit::build`]), behind the unit's cargo feature for model-based
 //!   metrics, which records the metric's provenance ([`Metric::provenance`]);
 //! * its explanation ([`MetricUnit::explain`]): renderer-neutral [`ExplainBlock`]s from a
 //!   row's `details` alone (no model), used by `--explain` and the HTML report.
 //!
-//! [`units!`] below is **the one list of units**: it generates [`ScorerOptions`], the
+//! `units!` below is **the one list of units**: it generates [`ScorerOptions`], the
 //! registry, the build and explanation dispatch and (feature `cli`) the flattened
-//! command-line flags [`UnitArgs`]. Adding a metric = a new unit file + one line in that
+//! command-line flags `UnitArgs`. Adding a metric = a new unit file + one line in that
 //! list + its crate and feature in `crates/factpico/Cargo.toml` (docs/adding-a-metric.md).
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -41,7 +41,7 @@ pub use dae::{DaeMultiSentence, DaeParser, DaeUnitOptions};
 pub use qa::{AnswerSelection, QaUnitOptions};
 
 /// A metric unit (see the [module docs](self)). Implemented by a zero-sized type per unit
-/// and listed once in [`units!`].
+/// and listed once in `units!` (this module).
 pub trait MetricUnit {
     /// The unit's options: the field `ScorerOptions::<key>` (and the Python keyword option
     /// `<key>=`), recorded in every row's `provenance.options.<key>`. `serde(default)` so
