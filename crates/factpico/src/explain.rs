@@ -459,7 +459,7 @@ pub fn block_text(block: &ExplainBlock, texts: Option<&RowTexts<'_>>) -> String 
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     /// AlignScore's detail alone (no model) gives per-sentence support with the best chunk as
