@@ -42,7 +42,7 @@ impl Format {
 }
 
 /// The input options shared by `factpico score` and `factpico report` (which re-reads the
-/// scored input with the same options): format and field names.
+/// scored input with the same options): format, field names and side-input fields.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InputArgs {
     /// Input format (default: from the file extension).
@@ -71,11 +71,24 @@ pub struct InputArgs {
     /// Hex digits of sha256 kept in derived ids (1-64).
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=64), requires = "id_from")]
     pub id_hex: u8,
+    /// Read a metric's per-row side input NAME from input field FIELD (repeatable; default:
+    /// the field called NAME). `factpico metrics` lists each metric's inputs.
+    #[arg(long = "input-field", value_name = "NAME=FIELD", value_parser = parse_input_field)]
+    pub input_fields: Vec<(String, String)>,
+}
+
+fn parse_input_field(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, field)) if !name.trim().is_empty() && !field.trim().is_empty() => {
+            Ok((name.trim().to_owned(), field.trim().to_owned()))
+        }
+        _ => Err(format!("expected NAME=FIELD (e.g. evidence=spans), got {s:?}")),
+    }
 }
 
 impl InputArgs {
-    /// The field mapping these options describe.
-    pub fn field_map(&self) -> FieldMap {
+    /// The field mapping these options describe, reading the per-row side inputs `extras`.
+    pub fn field_map(&self, extras: Vec<ExtraField>) -> FieldMap {
         FieldMap {
             id: self.id_field.clone().unwrap_or_else(|| "id".into()),
             id_explicit: self.id_field.is_some(),
@@ -87,6 +100,7 @@ impl InputArgs {
                 prefix: self.id_prefix.clone(),
                 hex_len: usize::from(self.id_hex),
             }),
+            extras,
         }
     }
 
@@ -102,13 +116,19 @@ impl InputArgs {
     }
 }
 
-/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary): the `input_sha256` of a row,
-/// which identifies the texts it was computed from (`score --resume` and `report` check it).
-pub fn input_sha256(source: &str, summary: &str) -> String {
+/// The `input_sha256` of a row, which identifies the texts it was computed from (`score
+/// --resume` and `report` check it): the first 16 hex digits of sha256(source ‖ 0x00 ‖
+/// summary), or, for a row with per-row side inputs, of sha256(source ‖ 0x00 ‖ summary ‖ 0x00 ‖
+/// JSON of the extras map) (keys sorted, compact): rows without extras hash as in schema 1.
+pub fn input_sha256(source: &str, summary: &str, extras: &factpico::Extras) -> String {
     let mut h = sha2::Sha256::new();
     h.update(source.as_bytes());
     h.update([0u8]);
     h.update(summary.as_bytes());
+    if !extras.is_empty() {
+        h.update([0u8]);
+        h.update(serde_json::to_string(extras).unwrap_or_default().as_bytes());
+    }
     hex::encode(&h.finalize()[..8])
 }
 
@@ -122,6 +142,18 @@ pub struct DeriveId {
     pub prefix: String,
     /// Number of hex digits kept (1..=64).
     pub hex_len: usize,
+}
+
+/// A per-row side input read from the input (declared by a selected metric, e.g. `evidence`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtraField {
+    /// The input's name (key in the row's extras map).
+    pub name: String,
+    /// The input field holding it.
+    pub field: String,
+    /// Named on the command line: a CSV/TSV header without it is an error (otherwise rows
+    /// simply have no such input and the metric gives its documented null).
+    pub explicit: bool,
 }
 
 /// Field names of the input records.
@@ -140,6 +172,8 @@ pub struct FieldMap {
     pub system: String,
     /// Id derivation, used when the id field is absent.
     pub derive_id: Option<DeriveId>,
+    /// Per-row side inputs to read (absent or null values are left out of the row's extras).
+    pub extras: Vec<ExtraField>,
 }
 
 /// One readable input record.
@@ -155,6 +189,9 @@ pub struct InputRow {
     pub source: String,
     /// Summary text.
     pub summary: String,
+    /// Per-row side inputs ([`FieldMap::extras`]) present in the record: name → JSON value
+    /// (a CSV/TSV cell is a string).
+    pub extras: factpico::Extras,
 }
 
 /// A record that could not be read.
@@ -314,7 +351,12 @@ fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap
         },
         (None, None) => format!("row-{row}"),
     };
-    Ok(InputRow { row, id, system, source, summary })
+    let extras = fields
+        .extras
+        .iter()
+        .filter_map(|x| obj.get(&x.field).filter(|v| !v.is_null()).map(|v| (x.name.clone(), v.clone())))
+        .collect();
+    Ok(InputRow { row, id, system, source, summary, extras })
 }
 
 struct JsonlReader<R> {
@@ -424,6 +466,8 @@ struct DelimitedReader<R> {
     summary: usize,
     system: Option<usize>,
     derive: Option<(usize, DeriveId)>,
+    /// (name, column) of the per-row side inputs found in the header.
+    extras: Vec<(String, usize)>,
     row: u64,
     done: bool,
 }
@@ -456,6 +500,13 @@ impl<R: Read> DelimitedReader<R> {
             (Some(d), None) => Some((require(&d.field, "id-derivation")?, d.clone())),
             _ => None,
         };
+        let mut extras = Vec::new();
+        for x in &fields.extras {
+            let col = if x.explicit { Some(require(&x.field, &format!("`{}` input", x.name))?) } else { find(&x.field) };
+            if let Some(i) = col {
+                extras.push((x.name.clone(), i));
+            }
+        }
         Ok(Self {
             records: rdr.into_byte_records(),
             id,
@@ -463,6 +514,7 @@ impl<R: Read> DelimitedReader<R> {
             summary,
             system: find(&fields.system),
             derive,
+            extras,
             row: 0,
             done: false,
         })
@@ -522,6 +574,79 @@ impl<R: Read> Iterator for DelimitedReader<R> {
             },
             (None, None) => format!("row-{row}"),
         };
-        Some(Ok(InputRow { row, id, system, source, summary }))
+        let mut extras = factpico::Extras::new();
+        for (name, i) in &self.extras {
+            match fetch(*i, name) {
+                Ok(v) if v.is_empty() => {}
+                Ok(v) => {
+                    extras.insert(name.clone(), serde_json::Value::String(v));
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(InputRow { row, id, system, source, summary, extras }))
+    }
+}
+
+#[cfg(test)]
+mod extras_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn fields(extras: Vec<ExtraField>) -> FieldMap {
+        FieldMap {
+            id: "id".into(),
+            id_explicit: false,
+            source: "source".into(),
+            summary: "summary".into(),
+            system: "system".into(),
+            derive_id: None,
+            extras,
+        }
+    }
+
+    fn read(name: &str, bytes: &[u8], format: Format, f: &FieldMap) -> Result<Vec<Record>> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        Ok(open(&p, format, f)?.collect())
+    }
+
+    /// Per-row side inputs: JSON values as they are (absent / null left out), CSV cells as
+    /// strings (empty left out); an explicitly mapped column missing from the header is an error.
+    #[test]
+    fn side_inputs_are_read_per_row() {
+        let x = |field: &str, explicit| ExtraField { name: "evidence".into(), field: field.into(), explicit };
+        let jsonl = b"{\"id\":\"a\",\"source\":\"s\",\"summary\":\"m\",\"spans\":[\"x\",\"y\"]}\n{\"id\":\"b\",\"source\":\"s\",\"summary\":\"m\",\"spans\":null}\n{\"id\":\"c\",\"source\":\"s\",\"summary\":\"m\"}\n";
+        let rows = read("in.jsonl", jsonl, Format::Jsonl, &fields(vec![x("spans", true)])).unwrap();
+        let ex: Vec<factpico::Extras> = rows.into_iter().map(|r| r.unwrap().extras).collect();
+        assert_eq!(ex[0]["evidence"], serde_json::json!(["x", "y"]));
+        assert!(ex[1].is_empty() && ex[2].is_empty());
+        let csv = b"id,source,summary,evidence\na,s,m,quoted span\nb,s,m,\n";
+        let rows = read("in.csv", csv, Format::Csv, &fields(vec![x("evidence", false)])).unwrap();
+        let ex: Vec<factpico::Extras> = rows.into_iter().map(|r| r.unwrap().extras).collect();
+        assert_eq!(ex[0]["evidence"], serde_json::json!("quoted span"));
+        assert!(ex[1].is_empty());
+        // Default mapping, column absent: rows have no such input.
+        let rows = read("in.csv", b"id,source,summary\na,s,m\n", Format::Csv, &fields(vec![x("evidence", false)])).unwrap();
+        assert!(rows[0].as_ref().unwrap().extras.is_empty());
+        // Explicit mapping, column absent: a clear error.
+        let e = read("in.csv", b"id,source,summary\na,s,m\n", Format::Csv, &fields(vec![x("spans", true)])).err().unwrap();
+        assert!(e.to_string().contains("`evidence` input field `spans` is not in the header; columns are: id, source, summary"), "{e}");
+    }
+
+    /// Rows without side inputs hash as in schema 1; side inputs enter the hash.
+    #[test]
+    fn input_sha256_covers_side_inputs_only_when_present() {
+        let none = factpico::Extras::new();
+        // sha256("abc" ‖ 0x00 ‖ "de"), first 8 bytes (python3: hashlib.sha256(b"abc\x00de").hexdigest()[:16]).
+        assert_eq!(input_sha256("abc", "de", &none), "e0d078a7ea89a004");
+        let mut ev = factpico::Extras::new();
+        ev.insert("evidence".into(), serde_json::json!(["240 adults"]));
+        let with = input_sha256("abc", "de", &ev);
+        // python3: sha256(b"abc\x00de\x00" + json.dumps(extras, separators=(",", ":")).encode())
+        assert_eq!(with, "31d968bebb3153e2");
+        ev.insert("evidence".into(), serde_json::json!(["420 adults"]));
+        assert_ne!(input_sha256("abc", "de", &ev), with);
     }
 }

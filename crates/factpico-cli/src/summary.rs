@@ -135,17 +135,3 @@ impl Summary {
         s
     }
 }
-
-/// The per-system table's columns for the given metrics, in their order: each metric's primary
-/// column, plus QuestEval's published composition (`questeval`) next to `questeval_f1` when
-/// `with_questeval` (a BERTScore model was given, so it is not null).
-pub fn primary_columns<'a>(metrics: impl IntoIterator<Item = &'a factpico::MetricInfo>, with_questeval: bool) -> Vec<String> {
-    let mut cols = Vec::new();
-    for c in metrics.into_iter().flat_map(|m| m.columns.iter().filter(|c| c.primary)) {
-        if c.name == "questeval_f1" && with_questeval {
-            cols.push("questeval".to_owned());
-        }
-        cols.push(c.name.to_owned());
-    }
-    cols
-}

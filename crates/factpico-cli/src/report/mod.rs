@@ -26,7 +26,7 @@ use factpico::Report;
 
 use crate::input::InputArgs;
 use crate::output;
-use crate::summary::{self, Summary};
+use crate::summary::Summary;
 
 /// Arguments of `factpico report`.
 #[derive(Debug, clap::Args)]
@@ -126,14 +126,16 @@ fn columns_of(reports: &[Report]) -> Vec<payload::Column> {
     out
 }
 
-/// The per-system table's columns for these rows: as `factpico score` chooses them for the
-/// metrics that produced the rows (QuestEval's `questeval` next to `questeval_f1` when a row
-/// has a value for it).
+/// The per-system table's columns for these rows: those `factpico score` printed, as the
+/// rows' provenance records them (`summary_columns`); for files written before it did, the
+/// primary columns of the registry metrics that produced the rows.
 fn primary_columns(reports: &[Report]) -> Vec<String> {
+    let recorded = reports.iter().find_map(|r| r.provenance.get("summary_columns").and_then(serde_json::Value::as_array));
+    if let Some(cols) = recorded {
+        return cols.iter().filter_map(|c| c.as_str().map(str::to_owned)).collect();
+    }
     let has = |col: &str| reports.iter().any(|r| r.scores.contains_key(col));
-    let ran = factpico::registry().into_iter().filter(|m| m.columns.iter().any(|c| c.primary && has(c.name)));
-    let with_questeval = reports.iter().any(|r| r.score("questeval").is_some());
-    summary::primary_columns(ran, with_questeval)
+    factpico::registry().into_iter().flat_map(|m| m.primary_columns()).filter(|c| has(c)).map(str::to_owned).collect()
 }
 
 /// Runs `factpico report`. Returns the process exit code.

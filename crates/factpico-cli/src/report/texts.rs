@@ -1,10 +1,11 @@
 //! The texts of a report, re-read from the scored input.
 //!
 //! Each score row names its input record (`row`, 1-based), its `id` and `input_sha256` (first
-//! 16 hex digits of sha256(source ‖ 0x00 ‖ summary)). The input is read again with the same
-//! field options and every scored row is checked against its record: a different id or hash
-//! refuses the report, so the page never shows a text that was not the one scored. Skipped
-//! rows (unreadable input) have no texts.
+//! 16 hex digits of sha256(source ‖ 0x00 ‖ summary), with the row's per-row side inputs
+//! hashed after them when it has any: [`input::input_sha256`]). The input is read again with
+//! the same field options and every scored row is checked against its record: a different id
+//! or hash refuses the report, so the page never shows a text that was not the one scored.
+//! Skipped rows (unreadable input) have no texts.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,7 +13,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use factpico::Report;
 
-use crate::input::{self, input_sha256, DeriveId, FieldMap, Format, InputArgs};
+use crate::input::{self, input_sha256, DeriveId, ExtraField, FieldMap, Format, InputArgs};
 
 /// The verified texts of the scored rows: abstracts are stored once (several summaries of one
 /// abstract share it).
@@ -26,11 +27,12 @@ pub struct Texts {
 }
 
 /// What to pass when the rows and the input disagree.
-const HINT: &str = "pass the input file that was scored, with the same --format/--id-field/--source-field/--summary-field/--id-from options as `factpico score`";
+const HINT: &str = "pass the input file that was scored, with the same --format/--id-field/--source-field/--summary-field/--id-from/--input-field options as `factpico score`";
 
 /// The input options of a score file's rows when they record them (`provenance.input`,
 /// output schema 2: `{"format": "jsonl|json|csv|tsv", "fields": {"id", "source", "summary",
-/// "system"}, "derive_id": {"field", "prefix", "hex_len"} | null}`); `None` for older files.
+/// "system", <side input name>: <field>...}, "derive_id": {"field", "prefix", "hex_len"} |
+/// null}`); `None` for older files.
 pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
     let input = reports.iter().find_map(|r| r.provenance.get("input").filter(|v| v.is_object()))?;
     let format = match input["format"].as_str()? {
@@ -49,6 +51,14 @@ pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
             hex_len: d.get("hex_len").or_else(|| d.get("hex")).and_then(serde_json::Value::as_u64).unwrap_or(12) as usize,
         })
     });
+    // Every other entry of `fields` maps a per-row side input to its field.
+    let extras = f
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !["id", "source", "summary", "system"].contains(&k.as_str()))
+        .filter_map(|(k, v)| Some(ExtraField { name: k.clone(), field: v.as_str()?.to_owned(), explicit: true }))
+        .collect();
     Some((
         format,
         FieldMap {
@@ -58,26 +68,69 @@ pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
             summary: name("summary", "summary"),
             system: name("system", "system"),
             derive_id,
+            extras,
         },
     ))
+}
+
+/// The per-row side inputs the metrics that wrote `reports` read (each metric's registry
+/// `inputs`; the metrics are the keys of `provenance.metrics`), read from the fields
+/// `--input-field NAME=FIELD` names, else from the field called NAME — as `factpico score`
+/// reads them.
+///
+/// # Errors
+/// An `--input-field` whose name none of those metrics reads.
+fn side_inputs(args: &InputArgs, reports: &[Report]) -> Result<Vec<ExtraField>> {
+    let ran: std::collections::BTreeSet<&str> = reports
+        .iter()
+        .filter_map(|r| r.provenance.get("metrics").and_then(serde_json::Value::as_object))
+        .flat_map(|m| m.keys().map(String::as_str))
+        .collect();
+    let mut names: Vec<&str> = Vec::new();
+    for info in factpico::registry().into_iter().filter(|i| ran.contains(i.name)) {
+        for input in info.inputs {
+            if !names.contains(&input.name) {
+                names.push(input.name);
+            }
+        }
+    }
+    for (name, _) in &args.input_fields {
+        if !names.contains(&name.as_str()) {
+            bail!(
+                "--input-field {name}=...: none of the metrics of the score file reads a per-row input `{name}` (they read: {})",
+                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+            );
+        }
+    }
+    Ok(names
+        .into_iter()
+        .map(|n| {
+            let given = args.input_fields.iter().rev().find(|(k, _)| k == n).map(|(_, f)| f.clone());
+            ExtraField { name: n.to_owned(), explicit: given.is_some(), field: given.unwrap_or_else(|| n.to_owned()) }
+        })
+        .collect())
 }
 
 /// The input options to re-read `path` with: those given on the command line when any is
 /// (not the defaults), else those the score file records, else the defaults. The second
 /// value says where they came from (for the user).
+///
+/// # Errors
+/// The format cannot be told; an `--input-field` no metric of the file reads.
 pub fn mapping(path: &Path, args: &InputArgs, reports: &[Report]) -> Result<((Format, FieldMap), &'static str)> {
     let given = args.format.is_some()
         || args.id_field.is_some()
         || args.id_from.is_some()
         || args.source_field != "source"
         || args.summary_field != "summary"
-        || args.system_field != "system";
+        || args.system_field != "system"
+        || !args.input_fields.is_empty();
     if !given {
         if let Some(m) = recorded_mapping(reports) {
             return Ok((m, "the field options recorded in the score file"));
         }
     }
-    Ok(((args.format_of(path)?, args.field_map()), "the given field options"))
+    Ok(((args.format_of(path)?, args.field_map(side_inputs(args, reports)?)), "the given field options"))
 }
 
 /// Re-reads `path` as `format` with `fields` and checks it against the score rows.
@@ -128,10 +181,10 @@ pub fn read(path: &Path, format: Format, fields: &FieldMap, reports: &[Report]) 
         if rec.id != scored_id {
             bail!("input row {n} has id `{}` but the score file has id `{scored_id}` there: a different input file, row order or id options; {HINT}", rec.id);
         }
-        let got = input_sha256(&rec.source, &rec.summary);
+        let got = input_sha256(&rec.source, &rec.summary, &rec.extras);
         if got != hash {
             bail!(
-                "input row {n} (id {scored_id}): its texts hash to input_sha256 {got}, but {hash} was scored: the input changed since it was scored, or other --source-field/--summary-field options were used; {HINT}. The report never shows a text that was not the one scored"
+                "input row {n} (id {scored_id}): its texts hash to input_sha256 {got}, but {hash} was scored: the input changed since it was scored, or other --source-field/--summary-field/--input-field options were used; {HINT}. The report never shows a text that was not the one scored"
             );
         }
         let s = match source_index.get(&rec.source) {
@@ -168,7 +221,7 @@ mod tests {
     #[test]
     fn a_recorded_field_mapping_is_read_back() {
         let r = with_provenance(serde_json::json!({"input": {
-            "format": "csv", "fields": {"id": null, "source": "abstract", "summary": "plain", "system": "model"},
+            "format": "csv", "fields": {"id": null, "source": "abstract", "summary": "plain", "system": "model", "evidence": "spans"},
             "derive_id": {"field": "abstract", "prefix": "sh_", "hex_len": 12}
         }}));
         let (format, f) = recorded_mapping(&r).unwrap();
@@ -176,6 +229,7 @@ mod tests {
         assert_eq!((f.source.as_str(), f.summary.as_str(), f.system.as_str()), ("abstract", "plain", "model"));
         let d = f.derive_id.unwrap();
         assert_eq!((d.field.as_str(), d.prefix.as_str(), d.hex_len), ("abstract", "sh_", 12));
+        assert_eq!(f.extras, vec![ExtraField { name: "evidence".into(), field: "spans".into(), explicit: true }]);
         // Schema 1 rows record nothing.
         assert!(recorded_mapping(&with_provenance(serde_json::json!({"engine": "factpico 0.1.0"}))).is_none());
     }
