@@ -198,3 +198,41 @@ fn page_size_grows_linearly_with_rows() {
     eprintln!("page sizes {sizes:?}: {per_row_a:.0} and {per_row_b:.0} bytes per added row");
     assert!((per_row_a / per_row_b - 1.0).abs() < 0.05, "{per_row_a} vs {per_row_b}");
 }
+
+/// The overview's per-system table is the one `factpico score` printed, also where a metric
+/// chooses its table columns at run time (QuestEval's composite `questeval` joins
+/// `questeval_f1` only with a BERTScore model): the columns come from the rows' provenance
+/// (`summary_columns`).
+#[cfg(feature = "onnx")]
+#[test]
+fn per_system_table_has_the_columns_score_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixtures().join("pairs.jsonl");
+    let m = |name: &str| fixtures().join("models").join(name).display().to_string();
+    let out = dir.path().join("scores.jsonl");
+    let args = [
+        "score", s(&input), "-o", s(&out), "-q", "--metrics", "rougeL,questeval",
+        "--questeval-qg-model", &m("t5-tiny-qg"), "--questeval-qa-model", &m("t5-tiny-qa"),
+        "--bertscore-model", &m("bertscore-tiny"), "--answers", "rules",
+    ];
+    let o = run(&args, dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .trim_matches('|')
+        .split(" | ")
+        .map(|c| c.trim().to_owned())
+        .collect();
+    assert_eq!(printed[2..5], ["rougeL (mean ± sd)", "questeval (mean ± sd)", "questeval_f1 (mean ± sd)"], "{printed:?}");
+    let first: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["provenance"]["summary_columns"], json!(["rougeL", "questeval", "questeval_f1"]));
+    let html = dir.path().join("r.html");
+    let o = run(&["report", s(&out), "-o", s(&html), "-q"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let table = page.split("id=\"fp-summary-table\"").nth(1).unwrap().split("</thead>").next().unwrap();
+    let header: Vec<&str> = table.split("<th>").skip(1).map(|c| c.split("</th>").next().unwrap()).collect();
+    assert_eq!(header, printed, "the page's per-system table header");
+}

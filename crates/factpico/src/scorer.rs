@@ -154,6 +154,7 @@ impl ScorerBuilder {
             "schema_version": SCHEMA_VERSION,
             "options": serde_json::to_value(&options).unwrap_or(serde_json::Value::Null),
             "metrics": models,
+            "summary_columns": metrics.iter().flat_map(|m| m.summary_columns()).collect::<Vec<_>>(),
         });
         Ok(Scorer { metrics, options, provenance })
     }
