@@ -312,7 +312,7 @@ async fn fixtures_report_in_chromium() {
     let hl = b.js("return Array.from(document.querySelectorAll('#fp-source .fp-hl')).map(s => s.textContent).join('')", vec![]).await;
     assert_eq!(hl.as_str().unwrap(), chunk, "highlighted chunk");
     let info = b.js("return document.getElementById('fp-sentinfo').textContent", vec![]).await;
-    assert!(info.as_str().unwrap().contains("best-supporting chunk"), "{info}");
+    assert!(info.as_str().unwrap().contains("best evidence"), "{info}");
     std::fs::create_dir_all(root().join("target/report-screenshots")).unwrap();
     let update = std::env::var("FACTPICO_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1");
     b.js("window.scrollTo(0, 0)", vec![]).await;

@@ -9,12 +9,13 @@
 //!
 //! * [`texts`]: re-reads the scored input and checks each row's id and `input_sha256`, so the
 //!   page never shows a text that was not the one scored.
-//! * [`metrics`]: the per-metric parts of a row view, from the row's `details` JSON alone.
+//! * [`explain`]: the per-metric parts of a row view, converted from the explanation blocks
+//!   every metric unit computes from the row's `details` JSON alone (`factpico::explain`).
 //! * [`payload`]: the data embedded in the page (JSON, `<` escaped) and the UTF-16 offsets
 //!   the script uses.
 //! * [`page`]: the HTML (maud templates: every text escaped), CSS and script.
 
-mod metrics;
+mod explain;
 mod page;
 mod payload;
 mod texts;

@@ -145,7 +145,7 @@ pub fn row(r: &Report, source: Option<(usize, &str)>, summary: Option<&str>) -> 
     let sentences = r.sentences.clone().unwrap_or_default();
     let sent_source = spans(src16.as_ref(), &sentences.source, "abstract sentence");
     let sent_summary = spans(sum16.as_ref(), &sentences.summary, "summary sentence");
-    let parts = super::metrics::render(r, src16.as_ref(), sum16.as_ref(), &mut problems);
+    let parts = super::explain::render(r, src16.as_ref(), sum16.as_ref(), &mut problems);
     let pairs = |v: &[factpico::Warning]| -> Vec<[String; 2]> {
         v.iter().map(|w| [w.metric.clone(), w.message.clone()]).collect()
     };

@@ -289,9 +289,9 @@
       pick = el('select'); pick.id = 'fp-support';
       support.forEach(function (m, k) { var o = el('option', null, m.label); o.value = String(k); pick.appendChild(o); });
       tools.appendChild(pick);
-      tools.appendChild(el('span', 'fp-muted', ' (red = unsupported, green = supported; hover or click a sentence to highlight its best-supporting abstract chunk)'));
+      tools.appendChild(el('span', 'fp-muted', ' (red = unsupported, green = supported; hover or click a sentence to highlight its best evidence in the abstract)'));
     } else {
-      tools.appendChild(el('span', 'fp-muted', 'No sentence-level support metric in this row (AlignScore, SummaC, MiniCheck).'));
+      tools.appendChild(el('span', 'fp-muted', 'No per-sentence support in this row (a metric such as AlignScore, SummaC or MiniCheck gives it).'));
     }
     view.appendChild(tools);
     var texts = el('div', 'fp-texts');
@@ -426,6 +426,7 @@
     if (b.t === 'p') return el('p', b.cls ? 'fp-' + b.cls : null, b.text);
     if (b.t === 'kv') {
       var kv = el('table', 'fp-kv');
+      if (b.caption) kv.appendChild(el('caption', null, b.caption));
       b.items.forEach(function (it) { var r = el('tr'); r.appendChild(el('th', null, it[0])); r.appendChild(cell(it[1])); kv.appendChild(r); });
       return kv;
     }
