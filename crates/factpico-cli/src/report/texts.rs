@@ -51,19 +51,22 @@ pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
             hex_len: d.get("hex_len").or_else(|| d.get("hex")).and_then(serde_json::Value::as_u64).unwrap_or(12) as usize,
         })
     });
-    // Every other entry of `fields` maps a per-row side input to its field.
+    // Every other entry of `fields` maps a per-row side input to its field. Nothing is read
+    // as explicit: a field the recorded mapping names by default may be absent from the input
+    // (score then derived the id / read no side input), and the id and hash checks catch any
+    // record read differently.
     let extras = f
         .as_object()
         .into_iter()
         .flatten()
         .filter(|(k, _)| !["id", "source", "summary", "system"].contains(&k.as_str()))
-        .filter_map(|(k, v)| Some(ExtraField { name: k.clone(), field: v.as_str()?.to_owned(), explicit: true }))
+        .filter_map(|(k, v)| Some(ExtraField { name: k.clone(), field: v.as_str()?.to_owned(), explicit: false }))
         .collect();
     Some((
         format,
         FieldMap {
             id: name("id", "id"),
-            id_explicit: f["id"].is_string() && derive_id.is_none(),
+            id_explicit: false,
             source: name("source", "source"),
             summary: name("summary", "summary"),
             system: name("system", "system"),
@@ -229,8 +232,53 @@ mod tests {
         assert_eq!((f.source.as_str(), f.summary.as_str(), f.system.as_str()), ("abstract", "plain", "model"));
         let d = f.derive_id.unwrap();
         assert_eq!((d.field.as_str(), d.prefix.as_str(), d.hex_len), ("abstract", "sh_", 12));
-        assert_eq!(f.extras, vec![ExtraField { name: "evidence".into(), field: "spans".into(), explicit: true }]);
+        assert_eq!(f.extras, vec![ExtraField { name: "evidence".into(), field: "spans".into(), explicit: false }]);
         // Schema 1 rows record nothing.
         assert!(recorded_mapping(&with_provenance(serde_json::json!({"engine": "factpico 0.1.0"}))).is_none());
+    }
+
+    /// Rows scored with a per-row side input: the recorded mapping reads it again and the
+    /// hash covers it, so a changed side input refuses the report like a changed text; an id
+    /// field the mapping names but the input lacks (ids `row-<n>` when scored) is no error.
+    #[test]
+    fn side_inputs_are_read_back_and_hashed() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.jsonl");
+        let rows = [("Adults took the drug.", "Adults took it.", serde_json::json!(["240 adults"])), ("A.", "B.", serde_json::json!("x"))];
+        let write = |rows: &[(&str, &str, serde_json::Value)]| {
+            let text: String = rows.iter().map(|(s, m, e)| serde_json::json!({"source": s, "summary": m, "spans": e}).to_string() + "\n").collect();
+            std::fs::write(&input, text).unwrap();
+        };
+        write(&rows);
+        let provenance = serde_json::json!({"input": {
+            "format": "jsonl", "fields": {"id": "id", "source": "source", "summary": "summary", "system": "system", "evidence": "spans"},
+            "derive_id": null, "side_inputs": {}
+        }});
+        let reports: Vec<Report> = rows
+            .iter()
+            .enumerate()
+            .map(|(k, (s, m, e))| {
+                let extras: factpico::Extras = [("evidence".to_owned(), e.clone())].into_iter().collect();
+                Report {
+                    row: Some(k as u64 + 1),
+                    id: Some(format!("row-{}", k + 1)),
+                    input_sha256: Some(input_sha256(s, m, &extras)),
+                    provenance: provenance.clone(),
+                    ..Report::default()
+                }
+            })
+            .collect();
+        let (format, fields) = recorded_mapping(&reports).unwrap();
+        let t = read(&input, format, &fields, &reports).unwrap();
+        assert_eq!(t.rows[1], Some((1, "B.".to_owned())));
+        // The same texts with another side input: refused.
+        write(&[rows[0].clone(), ("A.", "B.", serde_json::json!("y"))]);
+        let e = read(&input, format, &fields, &reports).unwrap_err().to_string();
+        assert!(e.contains("input row 2 (id row-2): its texts hash to input_sha256"), "{e}");
+        // Read without the side input (another mapping): refused too.
+        let (_, mut plain) = recorded_mapping(&reports).unwrap();
+        plain.extras.clear();
+        write(&rows);
+        assert!(read(&input, format, &plain, &reports).is_err());
     }
 }
