@@ -32,7 +32,8 @@ const HINT: &str = "pass the input file that was scored, with the same --format/
 /// The input options of a score file's rows when they record them (`provenance.input`,
 /// output schema 2: `{"format": "jsonl|json|csv|tsv", "fields": {"id", "source", "summary",
 /// "system", <side input name>: <field>...}, "derive_id": {"field", "prefix", "hex_len"} |
-/// null}`); `None` for older files.
+/// null}`); `None` for older files. (The robustness branch's schema 2 also records
+/// `tsv_quotes`; it is read here once `FieldMap` has that option.)
 pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
     let input = reports.iter().find_map(|r| r.provenance.get("input").filter(|v| v.is_object()))?;
     let format = match input["format"].as_str()? {
