@@ -83,10 +83,18 @@ fn model_flags() -> Vec<String> {
 /// Scores `input` with `flags` and writes its report; returns (score rows, report path, the
 /// per-system table `factpico score` printed).
 fn score_and_report(dir: &Path, input: &Path, flags: &[String], report_flags: &[&str]) -> (Vec<Value>, PathBuf, String) {
+    score_edit_report(dir, input, flags, report_flags, &|_| {})
+}
+
+/// [`score_and_report`] with the score rows edited by `edit` before the report is written.
+fn score_edit_report(dir: &Path, input: &Path, flags: &[String], report_flags: &[&str], edit: &dyn Fn(&mut Vec<Value>)) -> (Vec<Value>, PathBuf, String) {
     let scores = dir.join("scores.jsonl");
     let mut args: Vec<&str> = vec!["score", input.to_str().unwrap(), "-o", scores.to_str().unwrap(), "-q"];
     args.extend(flags.iter().map(String::as_str));
     let table = ok(&factpico(&args, dir), "factpico score");
+    let mut rs = rows(&scores);
+    edit(&mut rs);
+    std::fs::write(&scores, rs.iter().map(|r| r.to_string() + "\n").collect::<String>()).unwrap();
     let html = dir.join("report.html");
     let mut args = vec!["report", scores.to_str().unwrap(), "--input", input.to_str().unwrap(), "-o", html.to_str().unwrap(), "-q"];
     args.extend_from_slice(report_flags);
@@ -366,7 +374,39 @@ async fn hostile_texts_show_as_text_and_run_nothing() {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    let (rs, html, _) = score_and_report(dir.path(), &path, &flags, &["--title", "<script>window.__pwned = 5</script>"]);
+    // Details from elsewhere are untrusted too: DAE arcs (drawn from the unit's explanation)
+    // and a metric outside the registry (the generic explanation) carry hostile strings.
+    let arc = json!({
+        "relation": "<script>window.__pwned = 6</script>", "head": "<img src=x onerror=\"window.__pwned = 7\">",
+        "child": "</script>", "head_span": {"start": 0, "end": 7}, "child_span": null,
+        "probability": 0.1, "entailed": false, "sentence": 0, "hypothesis": "<b onmouseover=\"window.__pwned = 8\">x</b>",
+    });
+    let inject = |rs: &mut Vec<Value>| {
+        for r in rs.iter_mut() {
+            r["details"]["dae"] = json!({ "arcs": [arc.clone()], "n_arcs_skipped": 0, "truncated_wordpieces": 0 });
+            r["details"]["evaluator"] = json!({ "rationale": "</script><script>window.__pwned = 9</script>", "rating": 2, "<img src=x onerror=\"window.__pwned = 10\">": 1 });
+            // The LLM evaluators' detail (rationale, raw reply, evidence span and null reason
+            // are model output): per-element ratings once the `llm` unit is in the registry,
+            // the generic explanation before.
+            r["details"]["llm"] = json!({
+                "elements": { "population": {
+                    "rating": 2, "score": 3.0, "rationale": "<script>window.__pwned = 11</script> vague",
+                    "reply": "{\"rating\": 2, \"rationale\": \"</script><img src=x onerror=window.__pwned=12>\"}",
+                    "null_reason": null, "cached": false, "error": null, "span": null,
+                } },
+                "evidence": [ {
+                    "rating": null, "score": null, "rationale": null, "null_reason": "<svg onload=\"window.__pwned = 13\">",
+                    "reply": null, "cached": false, "error": null, "span": "<!-- </script> -->",
+                } ],
+            });
+            if !r["warnings"].is_array() {
+                r["warnings"] = json!([]);
+            }
+            r["warnings"].as_array_mut().unwrap().push(json!({ "metric": "<b>llm</b>", "message": "</script><script>window.__pwned = 14</script>" }));
+        }
+    };
+    let llm_registered = factpico::registry().into_iter().any(|i| i.name == "llm");
+    let (rs, html, _) = score_edit_report(dir.path(), &path, &flags, &["--title", "<script>window.__pwned = 5</script>"], &inject);
     let page = std::fs::read_to_string(&html).unwrap();
     // Exactly our script blocks: the index, one abstract, one per row, the page script.
     assert_eq!(page.matches("<script").count(), 1 + 1 + rs.len() + 1, "script elements in the file");
@@ -396,10 +436,36 @@ async fn hostile_texts_show_as_text_and_run_nothing() {
         // QA answers and questions are text too.
         let cells = b.js("return Array.from(document.querySelectorAll('.fp-metric td')).map(t => t.textContent).join(' ')", vec![]).await;
         assert!(!cells.as_str().unwrap().is_empty());
+        let dae = b.js("return Array.from(document.querySelectorAll(\".fp-metric[data-metric='dae'] tbody td\")).map(t => t.textContent)", vec![]).await;
+        assert_eq!(dae.as_array().unwrap()[..3], [arc["relation"].clone(), arc["head"].clone(), arc["child"].clone()], "row {i}: arc shown as text");
+        assert!(dae.as_array().unwrap().contains(&arc["hypothesis"]), "row {i}: {dae}");
+        let ev = b.js("return document.querySelector(\".fp-metric[data-metric='evaluator'] .fp-kv\").textContent", vec![]).await;
+        assert!(ev.as_str().unwrap().contains("</script><script>window.__pwned = 9</script>"), "row {i}: {ev}");
+        assert!(ev.as_str().unwrap().contains("<img src=x onerror=\"window.__pwned = 10\">"), "row {i}: a hostile key is text: {ev}");
+        let llm = b.js("return Array.from(document.querySelectorAll(\".fp-metric[data-metric='llm'] td, .fp-metric[data-metric='llm'] th\")).map(t => t.textContent)", vec![]).await;
+        let llm: Vec<&str> = llm.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        if llm_registered {
+            let d = &rs[i]["details"]["llm"];
+            for want in [&d["elements"]["population"]["rationale"], &d["elements"]["population"]["reply"], &d["evidence"][0]["null_reason"]] {
+                assert!(llm.contains(&want.as_str().unwrap()), "row {i}: LLM rating text {want} shown as a cell: {llm:?}");
+            }
+            assert!(llm.iter().any(|c| c.contains("<!-- </script> -->")), "row {i}: evidence span quoted: {llm:?}");
+        } else {
+            assert!(llm.contains(&"elements"), "row {i}: the generic explanation of llm's detail: {llm:?}");
+        }
+        let st = view_state(&b).await;
+        assert!(
+            st["notes"].as_array().unwrap().iter().any(|n| n == &json!(["warning", "<b>llm</b>", "</script><script>window.__pwned = 14</script>"])),
+            "row {i}: hostile warning shown as text: {}", st["notes"]
+        );
         assert_eq!(b.js(pwned, vec![]).await, json!([true, 1 + 1 + rs.len() + 1, 0]), "row {i}");
     }
     assert_clean_log(&b, "hostile report").await;
-    eprintln!("hostile texts: {} rows shown as text, no script ran, no element injected, clean browser log", rs.len());
+    eprintln!(
+        "hostile texts: {} rows shown as text (DAE arcs, a generic detail, LLM {}, warnings), no script ran, no element injected, clean browser log",
+        rs.len(),
+        if llm_registered { "ratings" } else { "detail (generic: no `llm` unit in this build's registry)" }
+    );
     b.close().await;
 }
 
