@@ -286,6 +286,33 @@ async fn fixtures_report_in_chromium() {
     let n_unfaithful = rs.iter().filter(|r| r["system"] == "unfaithful").count();
     assert_eq!(b.js("return document.getElementById('fp-count').textContent", vec![]).await, json!(format!("{n_unfaithful} of {} rows", rs.len())));
     b.client.find(Locator::Id("fp-f-reset")).await.unwrap().click().await.unwrap();
+    let bref = &b;
+    let count = move || async move { bref.js("return document.getElementById('fp-count').textContent", vec![]).await };
+    let shown = |n: usize| json!(format!("{n} of {} rows", rs.len()));
+    assert_eq!(count().await, shown(rs.len()), "reset");
+    // Filter by a column's range: alignscore at least its median (nulls drop out of a range).
+    let mut al: Vec<f64> = rs.iter().filter_map(|r| r["scores"]["alignscore"].as_f64()).collect();
+    al.sort_by(f64::total_cmp);
+    let median = al[al.len() / 2];
+    b.js(&format!("const c = document.getElementById('fp-f-col'); c.value = Array.from(c.options).find(o => o.text === 'alignscore').value; c.dispatchEvent(new Event('change')); const m = document.getElementById('fp-f-min'); m.value = '{median}'; m.dispatchEvent(new Event('input'))"), vec![]).await;
+    let n_high = rs.iter().filter(|r| r["scores"]["alignscore"].as_f64().is_some_and(|x| x >= median)).count();
+    assert!(n_high > 0 && n_high < rs.len(), "{n_high}");
+    assert_eq!(count().await, shown(n_high), "alignscore >= {median}");
+    b.client.find(Locator::Id("fp-f-reset")).await.unwrap().click().await.unwrap();
+    // "has nulls" and "has warnings/errors".
+    let nonempty = |r: &Value, k: &str| match &r[k] {
+        Value::Object(o) => !o.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        _ => false,
+    };
+    b.js("const c = document.getElementById('fp-f-nulls'); c.checked = true; c.dispatchEvent(new Event('change'))", vec![]).await;
+    assert_eq!(count().await, shown(rs.iter().filter(|r| nonempty(r, "nulls")).count()), "has nulls");
+    b.client.find(Locator::Id("fp-f-reset")).await.unwrap().click().await.unwrap();
+    b.js("const c = document.getElementById('fp-f-warn'); c.checked = true; c.dispatchEvent(new Event('change'))", vec![]).await;
+    let n_warn = rs.iter().filter(|r| nonempty(r, "warnings") || nonempty(r, "errors")).count();
+    assert_eq!(count().await, shown(n_warn), "has warnings/errors");
+    b.client.find(Locator::Id("fp-f-reset")).await.unwrap().click().await.unwrap();
+    eprintln!("fixtures report filters: alignscore >= {median}: {n_high}, has warnings/errors: {n_warn} of {} rows", rs.len());
 
     // Open the first row with a click, then walk every row with the keyboard.
     b.client.find(Locator::Css(".fp-lrow[data-i='0']")).await.unwrap().click().await.unwrap();
@@ -343,6 +370,9 @@ async fn fixtures_report_in_chromium() {
     if update {
         std::fs::write(root().join("docs/img/report-overview.png"), &png).unwrap();
     }
+    // Self-contained: the page fetched nothing (its plots are data: images).
+    let fetched = b.js("return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith('data:'))", vec![]).await;
+    assert_eq!(fetched, json!([]), "resources fetched by the page");
     assert_clean_log(&b, "fixtures report").await;
     eprintln!("fixtures report: {} rows checked in Chromium ({shaded} shaded sentences, {arcs} DAE arcs), sort, filter, click and keyboard navigation, meta-eval tables", rs.len());
     b.close().await;
@@ -399,11 +429,23 @@ async fn hostile_texts_show_as_text_and_run_nothing() {
                     "reply": null, "cached": false, "error": null, "span": "<!-- </script> -->",
                 } ],
             });
-            if !r["warnings"].is_array() {
-                r["warnings"] = json!([]);
-            }
-            r["warnings"].as_array_mut().unwrap().push(json!({ "metric": "<b>llm</b>", "message": "</script><script>window.__pwned = 14</script>" }));
         }
+        // A hostile warning on rows 0 and 2, a null with a hostile reason on row 1 (also what
+        // the "has warnings" and "has nulls" filters count).
+        for i in [0, 2] {
+            if !rs[i]["warnings"].is_array() {
+                rs[i]["warnings"] = json!([]);
+            }
+            rs[i]["warnings"].as_array_mut().unwrap().push(json!({ "metric": "<b>llm</b>", "message": "</script><script>window.__pwned = 14</script>" }));
+        }
+        // Rows 1 and 3 without warnings, row 3 without nulls (its null columns dropped), so
+        // that the filters tell rows apart.
+        rs[1]["warnings"] = json!([]);
+        rs[3]["warnings"] = json!([]);
+        rs[3]["scores"].as_object_mut().unwrap().retain(|_, v| !v.is_null());
+        rs[3]["nulls"] = json!({});
+        rs[1]["scores"]["rougeL"] = Value::Null;
+        rs[1]["nulls"] = json!({ "rougeL": "<img src=x onerror=\"window.__pwned = 15\"> no tokens" });
     };
     let llm_registered = factpico::registry().into_iter().any(|i| i.name == "llm");
     let (rs, html, _) = score_edit_report(dir.path(), &path, &flags, &["--title", "<script>window.__pwned = 5</script>"], &inject);
@@ -454,11 +496,29 @@ async fn hostile_texts_show_as_text_and_run_nothing() {
             assert!(llm.contains(&"elements"), "row {i}: the generic explanation of llm's detail: {llm:?}");
         }
         let st = view_state(&b).await;
-        assert!(
-            st["notes"].as_array().unwrap().iter().any(|n| n == &json!(["warning", "<b>llm</b>", "</script><script>window.__pwned = 14</script>"])),
-            "row {i}: hostile warning shown as text: {}", st["notes"]
-        );
+        let notes = st["notes"].as_array().unwrap();
+        let warned = notes.iter().any(|n| n == &json!(["warning", "<b>llm</b>", "</script><script>window.__pwned = 14</script>"]));
+        assert_eq!(warned, i % 2 == 0, "row {i}: hostile warning shown as text: {}", st["notes"]);
+        let nulled = notes.iter().any(|n| n == &json!(["null", "rougeL", "<img src=x onerror=\"window.__pwned = 15\"> no tokens"]));
+        assert_eq!(nulled, i == 1, "row {i}: hostile null reason shown as text: {}", st["notes"]);
+        if i == 1 {
+            let chip = b.js("return document.querySelector(\".fp-chip[data-col='rougeL']\").title + ' ' + document.querySelector(\".fp-chip[data-col='rougeL']\").textContent", vec![]).await;
+            assert!(chip.as_str().unwrap().contains("<img src=x onerror="), "row 1: the null chip shows its reason as text: {chip}");
+        }
         assert_eq!(b.js(pwned, vec![]).await, json!([true, 1 + 1 + rs.len() + 1, 0]), "row {i}");
+    }
+    // The list's "has nulls" / "has warnings/errors" filters count the edited rows.
+    b.js("location.hash = '#list'", vec![]).await;
+    b.wait_for("return !document.getElementById('fp-listview').hidden", Duration::from_secs(10)).await;
+    let nonempty = |r: &Value, k: &str| r[k].as_object().is_some_and(|o| !o.is_empty()) || r[k].as_array().is_some_and(|a| !a.is_empty());
+    for (check, want) in [
+        ("fp-f-nulls", rs.iter().filter(|r| nonempty(r, "nulls")).count()),
+        ("fp-f-warn", rs.iter().filter(|r| nonempty(r, "warnings") || nonempty(r, "errors")).count()),
+    ] {
+        b.js(&format!("const c = document.getElementById('{check}'); c.checked = true; c.dispatchEvent(new Event('change'))"), vec![]).await;
+        assert_eq!(b.js("return document.getElementById('fp-count').textContent", vec![]).await, json!(format!("{want} of {} rows", rs.len())), "{check}");
+        assert!(want > 0 && want < rs.len(), "{check}: {want}");
+        b.client.find(Locator::Id("fp-f-reset")).await.unwrap().click().await.unwrap();
     }
     assert_clean_log(&b, "hostile report").await;
     eprintln!(
