@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use factpico::options::TextstatFamily;
 use factpico::{Pair, Report, Scorer, ScorerOptions};
 
@@ -249,43 +249,6 @@ fn input_sha256(source: &str, summary: &str) -> String {
     hex::encode(&h.finalize()[..8])
 }
 
-/// Canonical form of a path for collision checks (the path itself when it does not exist yet).
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| {
-        match (p.parent().and_then(|d| std::fs::canonicalize(if d.as_os_str().is_empty() { Path::new(".") } else { d }).ok()), p.file_name()) {
-            (Some(d), Some(f)) => d.join(f),
-            _ => p.to_owned(),
-        }
-    })
-}
-
-/// Refuses output paths that would clobber the input, each other, a directory or a special file.
-fn check_paths(args: &ScoreArgs, out: Option<&Path>) -> Result<()> {
-    let mut named: Vec<(&str, PathBuf)> = Vec::new();
-    if args.input != Path::new("-") {
-        named.push(("the input", canonical(&args.input)));
-    }
-    let outputs = [("-o", out), ("--csv", args.csv.as_deref()), ("--summary", args.summary.as_deref())];
-    for (flag, p) in outputs {
-        let Some(p) = p else { continue };
-        if let Ok(meta) = std::fs::metadata(p) {
-            if meta.is_dir() {
-                bail!("{flag} {}: is a directory; give a file path", p.display());
-            }
-            if !meta.is_file() {
-                bail!("{flag} {}: exists and is not a regular file (outputs are written to a temporary file and renamed; use `-o -` for standard output)", p.display());
-            }
-        }
-        let c = canonical(p);
-        if let Some((what, _)) = named.iter().find(|(_, q)| *q == c) {
-            bail!("{flag} {} would overwrite {what}", p.display());
-        }
-        named.push((flag, c.clone()));
-        named.push(("a temporary file", canonical(&output::partial_path(p))));
-    }
-    Ok(())
-}
-
 /// Runs `factpico score`. Returns the process exit code.
 ///
 /// # Errors
@@ -303,7 +266,10 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     };
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     let out_path = (!to_stdout).then(|| args.output.clone().unwrap_or_else(|| default_output(&args.input)));
-    check_paths(args, out_path.as_deref())?;
+    output::check_paths(
+        &[("the input", args.input.as_path())],
+        &[("-o", out_path.as_deref()), ("--csv", args.csv.as_deref()), ("--summary", args.summary.as_deref())],
+    )?;
     if to_stdout && args.resume {
         bail!("--resume needs an output file (-o FILE), not standard output");
     }
@@ -320,12 +286,12 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
 
     let mut summary = Summary::new(primary_columns(&scorer, &args.models));
     let mut csv = match &args.csv {
-        Some(p) => Some(CsvOut::new(p, scorer.columns())?),
+        Some(p) => Some(output::CsvOut::new(p, scorer.columns())?),
         None => None,
     };
     let mut ids = std::collections::HashSet::new();
     let mut duplicate_ids: (u64, Option<String>) = (0, None);
-    let mut count = |r: &Report, csv: &mut Option<CsvOut>, summary: &mut Summary| -> Result<()> {
+    let mut count = |r: &Report, csv: &mut Option<output::CsvOut>, summary: &mut Summary| -> Result<()> {
         if let Some(id) = &r.id {
             if !ids.insert(id.clone()) {
                 duplicate_ids.0 += 1;
@@ -377,7 +343,16 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
             }
             (w, r.rows_done)
         }
-        (Some(out), false) => (AtomicJsonl::create(out)?, 0),
+        (Some(out), false) => {
+            let (w, replaced) = AtomicJsonl::create(out)?;
+            if let (Some(bytes), false) = (replaced, args.quiet) {
+                eprintln!(
+                    "warning: replaced the partial output of an interrupted run ({bytes} bytes in {}); --resume continues such a run instead",
+                    output::partial_path(out).display()
+                );
+            }
+            (w, 0)
+        }
         (None, _) => (AtomicJsonl::stdout(), 0),
     };
 
@@ -615,46 +590,4 @@ fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
         pb.set_style(s);
     }
     pb
-}
-
-/// CSV export of the scores (id, system, row, skipped, then every column), written atomically.
-struct CsvOut {
-    path: PathBuf,
-    tmp: PathBuf,
-    writer: csv::Writer<std::fs::File>,
-    columns: Vec<&'static str>,
-}
-
-impl CsvOut {
-    fn new(path: &Path, columns: Vec<&'static str>) -> Result<Self> {
-        output::ensure_parent(path)?;
-        let tmp = output::partial_path(path);
-        let mut writer = csv::Writer::from_path(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let mut header = vec!["row", "id", "system", "skipped"];
-        header.extend(columns.iter().copied());
-        writer.write_record(&header)?;
-        Ok(Self { path: path.to_owned(), tmp, writer, columns })
-    }
-
-    fn write(&mut self, r: &Report) -> Result<()> {
-        let mut rec = vec![
-            r.row.map(|n| n.to_string()).unwrap_or_default(),
-            r.id.clone().unwrap_or_default(),
-            r.system.clone().unwrap_or_default(),
-            r.skipped.clone().unwrap_or_default(),
-        ];
-        for c in &self.columns {
-            rec.push(r.score(c).map(|v| format!("{v}")).unwrap_or_default());
-        }
-        self.writer.write_record(&rec)?;
-        Ok(())
-    }
-
-    fn finish(mut self) -> Result<()> {
-        self.writer.flush()?;
-        drop(self.writer);
-        std::fs::rename(&self.tmp, &self.path)
-            .with_context(|| format!("cannot rename {} to {}", self.tmp.display(), self.path.display()))?;
-        Ok(())
-    }
 }
