@@ -112,3 +112,126 @@ fn d02_a_second_run_onto_a_live_output_is_refused() {
     }
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&reference).unwrap(), "the output differs from an undisturbed run");
 }
+
+/// `sha256(source ‖ 0x00 ‖ summary)`, first 16 hex digits: the row's `input_sha256`.
+fn text_hash(source: &str, summary: &str) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(source.as_bytes());
+    h.update([0u8]);
+    h.update(summary.as_bytes());
+    hex::encode(&h.finalize()[..8])
+}
+
+/// Defect 3: a CSV quote that is never closed swallowed the rest of the file (exit 0 under
+/// `--on-error fail`); a stray quote mid-file merged records silently.
+#[test]
+fn d03_csv_unterminated_or_stray_quotes_are_reported_not_swallowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Never closed: the rest of the file would become one summary.
+    let input = write(d, "open.csv", b"id,source,summary\n1,\"It worked,x\n2,foo bar,baz\n3,qux quux,corge\n");
+    let out = d.join("open.jsonl");
+    for mode in ["fail", "skip"] {
+        let o = run(&["score", s(&input), "-o", s(&out), "-q", "--on-error", mode]);
+        assert_eq!(o.status.code(), Some(2), "{mode}: a quote that swallows the rest of the file must fail the run: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("line 2") && e.contains("quote") && e.contains("never closed"), "{mode}: {e}");
+        assert!(!out.exists(), "{mode}: the output must not look complete");
+    }
+    // Closed later by a quote that starts another field: lines 2-4 would merge into one record.
+    let input = write(d, "stray.csv", b"id,source,summary\n1,\"It worked,x\n2,foo bar,baz\n3,\"qux\",quux\n4,Aspirin reduced pain.,Aspirin helped.\n");
+    let out = d.join("stray.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lines 2-4"), "{}", stderr(&o));
+    let o = run(&["score", s(&input), "-o", s(&out), "--on-error", "skip"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    assert!(rs[0]["skipped"].as_str().unwrap().contains("lines 2-4"), "{}", rs[0]);
+    assert_eq!(rs.last().unwrap()["id"], "4");
+    assert!(stderr(&o).contains("skipped"), "the loss is visible on stderr: {}", stderr(&o));
+}
+
+/// Defect 4: TSV was parsed with CSV quoting: quotes vanished from texts and a quote spanning
+/// lines merged rows. TSV keeps quotes literally unless `--tsv-quotes` asks for CSV quoting.
+#[test]
+fn d04_tsv_keeps_quotes_literally() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = write(
+        d,
+        "in.tsv",
+        b"id\tsource\tsummary\n1\t\"It worked\" he said.\tIt worked.\n2\t\"An open quote\tand more\n3\tAspirin reduced pain.\tAspirin helped.\n",
+    );
+    let out = d.join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    assert_eq!(rs.len(), 3, "one row per line");
+    assert_eq!(rs[0]["input_sha256"], text_hash("\"It worked\" he said.", "It worked."));
+    assert_eq!(rs[1]["input_sha256"], text_hash("\"An open quote", "and more"));
+    assert_eq!(rs[2]["id"], "3");
+    // Opt-in CSV-style quoting for TSV files written that way.
+    let quoted = write(d, "q.tsv", b"id\tsource\tsummary\n1\t\"Two\nlines\"\t\"said \"\"hi\"\"\"\n");
+    let o = run(&["score", s(&quoted), "-o", s(&out), "-q", "--tsv-quotes"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&out)[0]["input_sha256"], text_hash("Two\nlines", "said \"hi\""));
+}
+
+/// Defect 5: a malformed JSON-array element with `--on-error skip` dropped the rest of the
+/// file, exited 0 and renamed the output as complete.
+#[test]
+fn d05_json_array_syntax_error_never_looks_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let good_b = GOOD.replace("\"a\"", "\"b\"");
+    let good_c = GOOD.replace("\"a\"", "\"c\"");
+    let input = write(dir.path(), "in.json", format!("[{GOOD},\n{{\"id\": \"x\", \"source\": }},\n{good_b},\n{good_c}]").as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--on-error", "skip"]);
+    assert_ne!(o.status.code(), Some(0), "rows after the syntax error are lost: the run must not succeed");
+    assert!(!out.exists(), "the output must not be renamed as complete");
+    let e = stderr(&o);
+    assert!(e.contains("element 2") && e.contains("cannot be read"), "{e}");
+    assert!(e.contains("1 rows before it are kept"), "{e}");
+}
+
+/// Defect 12: duplicate header names were not flagged (the first column won; Python's
+/// `DictReader` takes the last).
+#[test]
+fn d12_duplicate_header_names_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("dup.csv", "id,source,summary,summary\n1,Aspirin reduced pain.,Aspirin helped.,Other.\n"),
+        ("dup.tsv", "id\tsource\tsummary\tsource\n1\tAspirin reduced pain.\tAspirin helped.\tOther.\n"),
+        ("dupid.csv", "id,source,summary,id\n1,Aspirin reduced pain.,Aspirin helped.,2\n"),
+    ] {
+        let input = write(dir.path(), name, text.as_bytes());
+        let out = dir.path().join("o.jsonl");
+        let o = run(&["score", s(&input), "-o", s(&out), "-q"]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains("more than once"), "{name}: {}", stderr(&o));
+        assert!(!out.exists());
+    }
+}
+
+/// Defect 13: CSV with CRLF line endings reported error line numbers one too low.
+#[test]
+fn d13_crlf_csv_errors_name_the_right_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, eol) in [("crlf.csv", "\r\n"), ("lf.csv", "\n"), ("cr.csv", "\r")] {
+        let mut bytes = format!("id,source,summary{eol}a,Aspirin reduced pain.,Aspirin helped.{eol}").into_bytes();
+        bytes.extend_from_slice(b"b,Aspirin reduced pain.,caf\xe9 helped");
+        bytes.extend_from_slice(eol.as_bytes());
+        bytes.extend_from_slice(format!("c,Aspirin reduced pain.,Aspirin helped.{eol}d,x{eol}").as_bytes());
+        let input = write(dir.path(), name, &bytes);
+        let out = dir.path().join("o.jsonl");
+        let o = run(&["score", s(&input), "-o", s(&out), "-q"]);
+        assert!(stderr(&o).contains("(line 3)"), "{name}: {}", stderr(&o));
+        let o = run(&["score", s(&input), "-o", s(&out), "-q", "--on-error", "skip"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let rs = rows(&out);
+        assert!(rs[1]["skipped"].as_str().unwrap().contains("(line 3)"), "{name}: {}", rs[1]);
+        assert!(rs[3]["skipped"].as_str().unwrap().contains("(line 5)"), "{name}: {}", rs[3]);
+    }
+}
