@@ -40,6 +40,10 @@ pub struct ScoreArgs {
     /// Input format (default: from the file extension).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// TSV: parse CSV-style double quotes (quoted fields may hold tabs and line breaks, `""` is
+    /// a quote). Without it TSV fields are taken literally, quotes included.
+    #[arg(long)]
+    pub tsv_quotes: bool,
     /// Metrics to compute, comma-separated (see `factpico metrics`).
     #[arg(long, value_delimiter = ',', default_value = "rougeL,fkgl")]
     pub metrics: Vec<String>,
@@ -215,6 +219,7 @@ impl ScoreArgs {
                 prefix: self.id_prefix.clone(),
                 hex_len: usize::from(self.id_hex),
             }),
+            tsv_quotes: self.tsv_quotes,
         }
     }
 }
@@ -372,17 +377,19 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         }
         None => String::new(),
     };
+    let mut first_skipped: Option<String> = None;
     loop {
         let mut recs: Vec<Record> = records.by_ref().take(block).collect();
         if recs.is_empty() {
             break;
         }
         // --on-error fail: the rows before the first unreadable one are still scored and kept.
+        // An error after which the rest of the input cannot be read stops the run whatever
+        // --on-error says: a run that could not read all its input must not look complete.
         let mut unreadable = None;
-        if args.on_error == OnError::Fail {
-            if let Some(i) = recs.iter().position(Result::is_err) {
-                unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
-            }
+        let stops = |r: &Record| r.as_ref().err().is_some_and(|e| e.fatal || args.on_error == OnError::Fail);
+        if let Some(i) = recs.iter().position(stops) {
+            unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
         }
         let pairs: Vec<Pair<'_>> = recs
             .iter()
@@ -408,7 +415,10 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                     }
                     rep
                 }
-                Err(e) => skipped_row(e, &provenance),
+                Err(e) => {
+                    first_skipped.get_or_insert_with(|| e.message.clone());
+                    skipped_row(e, &provenance)
+                }
             };
             if args.models.explain {
                 progress.suspend(|| explain(&report, to_stdout));
@@ -420,7 +430,8 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         progress.inc(recs.len() as u64);
         if let Some(e) = unreadable {
             progress.abandon();
-            bail!("{} (row {}). Fix the input or pass --on-error skip{}", e.message, e.row, keep_note(summary.rows()));
+            let advice = if e.fatal { "Fix the input" } else { "Fix the input or pass --on-error skip" };
+            bail!("{} (row {}). {advice}{}", e.message, e.row, keep_note(summary.rows()));
         }
     }
     progress.finish_and_clear();
@@ -441,6 +452,14 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         if rows == 0 {
             eprintln!("warning: the input had no records");
         }
+    }
+    if summary.skipped() > 0 {
+        // Visible even with -q: rows of the input are missing from the scores.
+        eprintln!(
+            "warning: {} input records could not be read and were skipped (recorded as skipped rows){}",
+            summary.skipped(),
+            first_skipped.map(|m| format!("; first: {m}")).unwrap_or_default()
+        );
     }
     if duplicate_ids.0 > 0 {
         eprintln!(
