@@ -235,3 +235,40 @@ fn d13_crlf_csv_errors_name_the_right_line() {
         assert!(rs[3]["skipped"].as_str().unwrap().contains("(line 5)"), "{name}: {}", rs[3]);
     }
 }
+
+/// Defect 6: `-o` could overwrite inputs other than the data file: `--arcs p.conllu -o
+/// p.conllu`, or `-o MODEL/model.onnx` with that model. Every path the run reads is protected.
+#[test]
+fn d06_outputs_never_overwrite_side_inputs_or_model_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = write(d, "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let arcs = write(d, "p.conllu", b"# newdoc id = a\n1\tAspirin\t_\t_\t_\t_\t0\troot\t_\t_\n\n");
+    let arcs_before = std::fs::read(&arcs).unwrap();
+    std::fs::hard_link(&arcs, d.join("hard.conllu")).unwrap();
+    std::fs::create_dir(d.join("model")).unwrap();
+    let model_file = write(&d.join("model"), "model.onnx", b"not really a model");
+    for (extra, out, what) in [
+        (vec!["--metrics", "rougeL", "--arcs", s(&arcs)], arcs.clone(), "p.conllu"),
+        (vec!["--metrics", "rougeL", "--arcs", s(&arcs)], d.join("hard.conllu"), "p.conllu"),
+        (vec!["--metrics", "dae", "--arcs", s(&arcs), "--parser", "conllu"], d.join("./model/../p.conllu"), "p.conllu"),
+        (vec!["--metrics", "rougeL", "--alignscore-model", s(&d.join("model"))], model_file.clone(), "model"),
+        (vec!["--metrics", "alignscore", "--alignscore-model", s(&d.join("model"))], d.join("model/new.jsonl"), "model"),
+    ] {
+        for flag in ["-o", "--csv", "--summary"] {
+            let mut args = vec!["score", s(&input), "-q"];
+            let default_out = d.join("o.jsonl");
+            if flag != "-o" {
+                args.extend_from_slice(&["-o", s(&default_out)]);
+            }
+            args.extend_from_slice(&[flag, s(&out)]);
+            args.extend_from_slice(&extra);
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            let e = stderr(&o);
+            assert!(e.contains("would") && e.contains(what), "{args:?}: {e}");
+            assert_eq!(std::fs::read(&arcs).unwrap(), arcs_before, "{args:?}: the arcs file was overwritten");
+            assert_eq!(std::fs::read(&model_file).unwrap(), b"not really a model", "{args:?}: the model was overwritten");
+        }
+    }
+}
