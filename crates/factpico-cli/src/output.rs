@@ -257,11 +257,11 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
 ///
 /// # Errors
 /// The first refused output, with what it would overwrite.
-pub fn check_paths(inputs: &[(&str, &Path)], outputs: &[(&str, Option<&Path>)]) -> Result<()> {
+pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(&str, Option<&Path>)]) -> Result<()> {
     let mut guard = factpico_io::PathGuard::new();
     for (label, p) in inputs {
-        if *p != Path::new("-") {
-            guard.input(*label, p);
+        if p != Path::new("-") {
+            guard.input(label.as_str(), p);
         }
     }
     for (i, (flag, p)) in outputs.iter().enumerate() {
@@ -272,6 +272,35 @@ pub fn check_paths(inputs: &[(&str, &Path)], outputs: &[(&str, Option<&Path>)]) 
         }
     }
     Ok(())
+}
+
+/// Every existing file or directory named by a string value of the scorer options (model
+/// directories, side inputs such as `--arcs`), as (dotted option key, path), in key order:
+/// what a run reads besides its input. Found by walking the serialised options, so that
+/// each metric's options are covered without a list to keep up to date.
+pub fn paths_in_options(options: &serde_json::Value) -> Vec<(String, PathBuf)> {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, PathBuf)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    walk(&key, x, out);
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(&format!("{prefix}[{i}]"), x, out);
+                }
+            }
+            serde_json::Value::String(s) if !s.is_empty() && std::fs::metadata(s).is_ok() => {
+                out.push((prefix.to_owned(), PathBuf::from(s)));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk("", options, &mut out);
+    out
 }
 
 /// CSV export of the scores (row, id, system, skipped, then every column), written

@@ -271,8 +271,15 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     };
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     let out_path = (!to_stdout).then(|| args.output.clone().unwrap_or_else(|| default_output(&args.input)));
+    // Everything the run reads is protected from its outputs: the input, and every file or
+    // directory the options name (model directories, --arcs, ...).
+    let options = args.scorer_options();
+    let mut inputs = vec![("the input".to_owned(), args.input.clone())];
+    for (key, path) in output::paths_in_options(&serde_json::to_value(&options)?) {
+        inputs.push((format!("an input of the run (option {key})"), path));
+    }
     output::check_paths(
-        &[("the input", args.input.as_path())],
+        &inputs,
         &[("-o", out_path.as_deref()), ("--csv", args.csv.as_deref()), ("--summary", args.summary.as_deref())],
     )?;
     if to_stdout && args.resume {
@@ -283,7 +290,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
             eprintln!("warning: {w}");
         }
     }
-    let scorer = Scorer::try_new(args.scorer_options())?;
+    let scorer = Scorer::try_new(options)?;
     // What a resumed run must share with the rows already written: the options and, per
     // metric, its settings and model hashes (a model re-exported in place is a different model).
     let fingerprint = output::resume_fingerprint(scorer.provenance());
