@@ -272,3 +272,88 @@ fn d06_outputs_never_overwrite_side_inputs_or_model_files() {
         }
     }
 }
+
+/// The first `n` lines of a finished output, written back as the partial file of an
+/// interrupted run (and the finished output removed).
+fn make_partial(out: &Path, n: usize) {
+    let text: String = std::fs::read_to_string(out).unwrap().lines().take(n).map(|l| format!("{l}\n")).collect();
+    std::fs::write(factpico_io::partial_path(out), text).unwrap();
+    std::fs::remove_file(out).unwrap();
+}
+
+/// Defect 9: `--resume` ignored the system field (a changed `--system-field` or changed
+/// system values were mixed into one output) and the contents of the `--arcs` file
+/// (provenance recorded its path only). Schema version 2 records what determines the output:
+/// `provenance.input` (format, field mapping, id derivation, side inputs with sha256).
+#[test]
+fn d09_resume_compares_the_system_field_and_side_input_contents() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lines: Vec<String> = (0..6)
+        .map(|i| format!(r#"{{"id":"r{i}","source":"Aspirin reduced pain in {i} adults.","summary":"Aspirin helped.","system":"A","model":"B"}}"#))
+        .collect();
+    let input = write(d, "in.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let arcs = write(d, "p.conllu", b"# newdoc id = r0\n1\tAspirin\t_\t_\t_\t_\t0\troot\t_\t_\n\n");
+    let out = d.join("o.jsonl");
+    let base = ["score", s(&input), "-o", s(&out), "-q", "--metrics", "rougeL", "--arcs", s(&arcs)];
+    let o = run(&base);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    // Schema 2: what determines the output is recorded.
+    let prov = &rs[0]["provenance"];
+    assert_eq!(prov["schema_version"], 2);
+    assert_eq!(prov["input"]["format"], "jsonl");
+    assert_eq!(prov["input"]["fields"]["system"], "system");
+    assert_eq!(prov["input"]["fields"]["source"], "source");
+    assert!(prov["input"]["derive_id"].is_null());
+    let side = &prov["input"]["side_inputs"];
+    let (name, arcs_entry) = side.as_object().unwrap().iter().next().expect("--arcs is a side input");
+    assert!(name.contains("arcs"), "{name}");
+    use sha2::Digest;
+    assert_eq!(arcs_entry["sha256"], hex::encode(sha2::Sha256::digest(std::fs::read(&arcs).unwrap())));
+
+    // A changed --system-field is refused.
+    make_partial(&out, 3);
+    let mut args = base.to_vec();
+    args.extend_from_slice(&["--resume", "--system-field", "model"]);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("system"), "{}", stderr(&o));
+    // Changed system values (same ids and texts) are refused.
+    std::fs::write(&input, lines.iter().map(|l| l.replace(r#""system":"A""#, r#""system":"C""#) + "\n").collect::<String>()).unwrap();
+    let mut args = base.to_vec();
+    args.push("--resume");
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("system"), "{}", stderr(&o));
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    // An edited --arcs file (same path) is refused.
+    std::fs::write(&arcs, b"# newdoc id = r0\n1\tAspirin\t_\t_\t_\t_\t0\tdep\t_\t_\n\n").unwrap();
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("sha256"), "{}", stderr(&o));
+}
+
+/// Schema 2: the partial file of a version-1 run cannot be continued (`--resume` says why).
+#[test]
+fn v2_resume_refuses_schema_1_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 10);
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let old: String = rows(&out)
+        .into_iter()
+        .take(4)
+        .map(|mut r| {
+            r["provenance"]["schema_version"] = 1.into();
+            r["provenance"].as_object_mut().unwrap().remove("input");
+            format!("{r}\n")
+        })
+        .collect();
+    std::fs::write(factpico_io::partial_path(&out), old).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("schema version 1"), "{}", stderr(&o));
+}
