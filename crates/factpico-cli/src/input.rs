@@ -42,6 +42,61 @@ impl Format {
     }
 }
 
+impl Format {
+    /// The format's name as `--format` spells it (`jsonl`, `json`, `csv`, `tsv`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Json => "json",
+            Self::Csv => "csv",
+            Self::Tsv => "tsv",
+        }
+    }
+}
+
+/// `provenance.input` of output schema 2: how the rows were read, so that a report can
+/// re-read the input and `--resume` can refuse a different reading:
+/// `{"format", "tsv_quotes", "fields": {"id", "source", "summary", "system"}, "derive_id":
+/// {"field", "prefix", "hex_len"} | null, "side_inputs": {"<option>": {"path", "sha256"}}}`.
+/// `fields.id` is null when ids are derived. Side inputs are the files (not directories) the
+/// options name, e.g. `--arcs`; their full sha256 enters the resume fingerprint.
+///
+/// # Errors
+/// A side input cannot be read.
+pub fn input_provenance(
+    format: Format,
+    fields: &FieldMap,
+    side_inputs: &[(String, std::path::PathBuf)],
+) -> Result<serde_json::Value> {
+    let mut side = serde_json::Map::new();
+    for (name, path) in side_inputs {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let mut h = sha2::Sha256::new();
+        let mut f = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        std::io::copy(&mut f, &mut h).with_context(|| format!("cannot read {}", path.display()))?;
+        side.insert(
+            name.clone(),
+            serde_json::json!({ "path": path.display().to_string(), "sha256": hex::encode(h.finalize()) }),
+        );
+    }
+    Ok(serde_json::json!({
+        "format": format.name(),
+        "tsv_quotes": fields.tsv_quotes,
+        "fields": {
+            "id": if fields.derive_id.is_some() { serde_json::Value::Null } else { fields.id.clone().into() },
+            "source": fields.source,
+            "summary": fields.summary,
+            "system": fields.system,
+        },
+        "derive_id": fields.derive_id.as_ref().map(|d| serde_json::json!({
+            "field": d.field, "prefix": d.prefix, "hex_len": d.hex_len,
+        })),
+        "side_inputs": side,
+    }))
+}
+
 /// How the id of a row is derived when the input has no id field:
 /// `prefix + first hex_len hex digits of sha256(field value as UTF-8)`.
 #[derive(Debug, Clone)]

@@ -199,13 +199,15 @@ fn check_schema(report: &Report, line: u64, partial: &Path) -> Result<()> {
 }
 
 /// Names the option keys whose values differ between two option objects (dotted paths).
-/// The part of a row's provenance a resumed run must reproduce: `options` and `metrics`
-/// (each metric's settings, model directories and model sha256).
+/// The part of a row's provenance a resumed run must reproduce: `options`, `metrics` (each
+/// metric's settings, model directories and model sha256) and `input` (format, field mapping
+/// with the system field, id derivation, side inputs with their sha256).
 pub fn resume_fingerprint(provenance: &serde_json::Value) -> serde_json::Value {
     let null = serde_json::Value::Null;
     serde_json::json!({
         "options": provenance.get("options").unwrap_or(&null),
         "metrics": provenance.get("metrics").unwrap_or(&null),
+        "input": provenance.get("input").unwrap_or(&null),
     })
 }
 

@@ -274,9 +274,10 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     // Everything the run reads is protected from its outputs: the input, and every file or
     // directory the options name (model directories, --arcs, ...).
     let options = args.scorer_options();
+    let named = output::paths_in_options(&serde_json::to_value(&options)?);
     let mut inputs = vec![("the input".to_owned(), args.input.clone())];
-    for (key, path) in output::paths_in_options(&serde_json::to_value(&options)?) {
-        inputs.push((format!("an input of the run (option {key})"), path));
+    for (key, path) in &named {
+        inputs.push((format!("an input of the run (option {key})"), path.clone()));
     }
     output::check_paths(
         &inputs,
@@ -291,10 +292,18 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         }
     }
     let scorer = Scorer::try_new(options)?;
-    // What a resumed run must share with the rows already written: the options and, per
-    // metric, its settings and model hashes (a model re-exported in place is a different model).
-    let fingerprint = output::resume_fingerprint(scorer.provenance());
-    let mut records = input::open(&args.input, format, &args.fields())?;
+    let fields = args.fields();
+    // Output schema 2: every row records how the input was read (provenance.input).
+    let input_provenance = input::input_provenance(format, &fields, &named)?;
+    let mut provenance = scorer.provenance().clone();
+    if let Some(p) = provenance.as_object_mut() {
+        p.insert("input".into(), input_provenance.clone());
+    }
+    // What a resumed run must share with the rows already written: the options, per metric
+    // its settings and model hashes (a model re-exported in place is a different model), and
+    // the input mapping and side-input contents.
+    let fingerprint = output::resume_fingerprint(&provenance);
+    let mut records = input::open(&args.input, format, &fields)?;
 
     let mut summary = Summary::new(primary_columns(&scorer, &args.models));
     let mut csv = match &args.csv {
@@ -320,12 +329,12 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     let (mut writer, skip) = match (&out_path, args.resume) {
         (Some(out), true) => {
             // Every row already written must be the scoring of the same input record.
-            let mut done: Vec<(Option<String>, Option<String>)> = Vec::new();
+            let mut done: Vec<(Option<String>, Option<String>, Option<String>)> = Vec::new();
             let (w, r) = AtomicJsonl::resume(out, &fingerprint, |rep| {
-                done.push((rep.id.clone(), rep.input_sha256.clone()));
+                done.push((rep.id.clone(), rep.input_sha256.clone(), rep.system.clone()));
                 count(rep, &mut csv, &mut summary)
             })?;
-            for (i, (id, hash)) in done.iter().enumerate() {
+            for (i, (id, hash, system)) in done.iter().enumerate() {
                 let n = i + 1;
                 match records.next() {
                     None => bail!("--resume: the partial output has more rows ({}) than the input; wrong input file?", done.len()),
@@ -335,6 +344,15 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                                 "--resume: input row {n} (id {}) is not the row already written as row {n} (id {}): a different input file, row order or field mapping; rerun without --resume",
                                 rec.id,
                                 id.as_deref().unwrap_or("none")
+                            );
+                        }
+                        if hash.is_some() && rec.system != *system {
+                            let show = |s: &Option<String>| s.as_deref().map_or_else(|| "none".to_owned(), |s| format!("`{s}`"));
+                            bail!(
+                                "--resume: input row {n} (id {}) has system {} but was written with system {}: the system values or --system-field changed; rerun without --resume",
+                                rec.id,
+                                show(&rec.system),
+                                show(system)
                             );
                         }
                     }
@@ -375,7 +393,6 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     let progress = progress_bar(total, args.quiet);
     progress.set_position(skip);
 
-    let provenance = scorer.provenance().clone();
     let block = usize::try_from(args.block_size).unwrap_or(256);
     let keep_note = |rows: u64| match &out_path {
         Some(_) if rows == 0 => "; no row was scored before it".to_owned(),
@@ -412,6 +429,9 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                     rep.id = Some(row.id.clone());
                     rep.system = row.system.clone();
                     rep.input_sha256 = Some(input_sha256(&row.source, &row.summary));
+                    if let Some(p) = rep.provenance.as_object_mut() {
+                        p.insert("input".into(), input_provenance.clone());
+                    }
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             writer.write(&rep)?;
