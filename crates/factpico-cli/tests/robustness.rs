@@ -357,3 +357,109 @@ fn v2_resume_refuses_schema_1_rows() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("schema version 1"), "{}", stderr(&o));
 }
+
+/// Scores and ratings for meta-eval tests: 6 systems' rows with two aspects named `a/b` and
+/// `a_b` (which used to map to one plot file name).
+fn meta_eval_files(d: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let mut scores = String::new();
+    let mut ratings = String::from("id,system,a/b,a_b\n");
+    for i in 0..12 {
+        let sys = format!("s{}", i % 4);
+        let id = format!("d{}", i / 4);
+        scores.push_str(&format!("{{\"id\":\"{id}\",\"system\":\"{sys}\",\"scores\":{{\"rougeL\":{}}}}}\n", (i * 7 % 11) as f64 / 11.0));
+        ratings.push_str(&format!("{id},{sys},{},{}\n", 1 + i % 4, 1 + (i * 3) % 4));
+    }
+    (write(d, "scores.jsonl", scores.as_bytes()), write(d, "ratings.csv", ratings.as_bytes()))
+}
+
+/// Defect 11: meta-eval plot names collided (`a/b` and `a_b` both became `scatter_a_b.*`; the
+/// second silently overwrote the first).
+#[test]
+fn d11_meta_eval_plot_names_never_collide() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, ratings) = meta_eval_files(dir.path());
+    let plots = dir.path().join("plots");
+    let o = run(&[
+        "meta-eval", "--scores", s(&scores), "--ratings", s(&ratings), "--aspects", "a/b,a_b", "--metrics", "rougeL",
+        "--plots", s(&plots), "--plot-format", "svg", "--level", "instance",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut names: Vec<String> =
+        std::fs::read_dir(&plots).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names.len(), 4, "two aspects, scatter + distribution each: {names:?}");
+    let err = stderr(&o);
+    let wrote: Vec<&str> = err.lines().filter(|l| l.starts_with("wrote ")).collect();
+    let unique: std::collections::BTreeSet<&&str> = wrote.iter().collect();
+    assert_eq!(unique.len(), wrote.len(), "a file was written twice: {wrote:?}");
+}
+
+/// Defect 14a: meta-eval called a duplicate "rows 1 and 1" (the JSON `row` field); it names
+/// the file lines.
+#[test]
+fn d14_meta_eval_duplicate_names_file_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, ratings) = meta_eval_files(dir.path());
+    // Two score files concatenated: the second's rows restart at row 1.
+    let text = std::fs::read_to_string(&scores).unwrap();
+    let first = text.lines().next().unwrap().replace('{', r#"{"row":1,"#);
+    let doubled = format!("{first}\n{}{first}\n", text.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>());
+    std::fs::write(&scores, doubled).unwrap();
+    let o = run(&["meta-eval", "--scores", s(&scores), "--ratings", s(&ratings), "--aspects", "a_b", "--metrics", "rougeL"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lines 1 and 13"), "{}", stderr(&o));
+}
+
+/// Runs `factpico` with standard output going to `/dev/full`.
+fn run_to_full_stdout(args: &[&str]) -> std::process::Output {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    bin().args(args).stdout(full).output().unwrap()
+}
+
+/// Defect 14b/c: a full disk gave a bare "No space left on device" without the file; a failed
+/// standard output after "wrote 12 rows" did not say that standard output failed.
+#[test]
+fn d14_write_failures_name_the_file_or_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 300);
+    let out = dir.path().join("o.jsonl");
+    // The per-system table goes to standard output after the rows were written.
+    let o = run_to_full_stdout(&["score", s(&input), "-o", s(&out), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("standard output"), "{}", stderr(&o));
+    // Rows to standard output.
+    let o = run_to_full_stdout(&["score", s(&input), "-o", "-", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("standard output"), "{}", stderr(&o));
+    // A file that cannot grow (RLIMIT_FSIZE, SIGXFSZ ignored: writes fail with EFBIG, as on a
+    // full disk): the error names the file; --resume then completes the run.
+    let out = dir.path().join("f.jsonl");
+    let o = std::process::Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f 100; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_factpico"))
+        .args(["score", s(&input), "-o", s(&out), "-q", "--block-size", "8"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("f.jsonl.partial"), "the error names the file: {}", stderr(&o));
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--resume", "--block-size", "8"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&out).len(), 300);
+}
+
+/// Defect 15: rows without a system were missing from the per-system table (they counted in
+/// "(all)" only); they get their own line.
+#[test]
+fn d15_rows_without_a_system_have_their_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = GOOD.replace(r#""id":"a""#, r#""id":"b","system":"gpt""#);
+    let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n{with}\n{GOOD}\n").as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let table = dir.path().join("t.md");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--summary", s(&table)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = std::fs::read_to_string(&table).unwrap();
+    assert!(t.contains("| gpt | 1 |"), "{t}");
+    assert!(t.contains("| (no system) | 2 |"), "{t}");
+    assert!(t.contains("| (all) | 3 |"), "{t}");
+}
