@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use factpico::options::TextstatFamily;
 use factpico::{Pair, Report, Scorer, ScorerOptions};
 
@@ -499,7 +499,9 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         eprintln!("{table}");
     } else {
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{table}")?;
+        writeln!(stdout, "{table}")
+            .and_then(|()| stdout.flush())
+            .context("cannot write the per-system table to standard output (the rows were written)")?;
     }
     Ok(0)
 }

@@ -9,7 +9,7 @@ use crate::{dir_of, ensure_parent, sync_dir, Error, Result};
 /// [`AtomicFile::commit`]. Dropped without `commit`, the temporary file is removed and the
 /// final name is untouched.
 ///
-/// The temporary file is `.<name>.<random>.tmp` in the target's directory, created with
+/// The temporary file is `.<name>.<random>.tmp.<extension>` in the target's directory, created with
 /// `O_CREAT|O_EXCL` (nothing that exists, symlink or not, is opened) and the usual
 /// permissions (`0666` minus the umask). Writes through [`std::io::Write`] are buffered;
 /// their errors name the file.
@@ -42,8 +42,13 @@ pub(crate) fn fresh_temp(target: &Path) -> Result<tempfile::NamedTempFile> {
     let dir = dir_of(target);
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let prefix = format!(".{name}.");
+    // The target's extension last, for writers that pick a format from it (PNG encoders).
+    let suffix = match target.extension() {
+        Some(ext) => format!(".tmp.{}", ext.to_string_lossy()),
+        None => ".tmp".to_owned(),
+    };
     let mut b = tempfile::Builder::new();
-    b.prefix(&prefix).suffix(".tmp");
+    b.prefix(&prefix).suffix(&suffix);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
