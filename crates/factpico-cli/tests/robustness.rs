@@ -463,3 +463,30 @@ fn d15_rows_without_a_system_have_their_own_line() {
     assert!(t.contains("| (no system) | 2 |"), "{t}");
     assert!(t.contains("| (all) | 3 |"), "{t}");
 }
+
+/// Defect 7: ROUGE-Lsum's LCS table grows with the product of the two sentence lengths; a
+/// 170k + 170k-word pair aborted the process (a failed 115 GB allocation) and the block's other
+/// rows were lost. Above a stated size the Lsum columns are a documented null; ROUGE-L (linear
+/// memory) is still computed; the other rows are scored.
+#[test]
+fn d07_oversized_rouge_lsum_pair_is_a_documented_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let vocab: Vec<String> = (0..40).map(|i| format!("word{i}")).collect();
+    let long = |seed: usize| (0..170_000).map(|i| vocab[(i * 7 + seed) % vocab.len()].as_str()).collect::<Vec<_>>().join(" ");
+    let big = serde_json::json!({"id": "big", "source": long(0), "summary": long(3)});
+    let b = GOOD.replace("\"a\"", "\"b\"");
+    let input = write(dir.path(), "in.jsonl", format!("{GOOD}\n{big}\n{b}\n").as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--metrics", "rougeL"]);
+    assert!(o.status.success(), "the run must complete: {:?} {}", o.status, stderr(&o));
+    let rs = rows(&out);
+    assert_eq!(rs.len(), 3);
+    assert!(rs[0]["scores"]["rougeLsum"].is_number() && rs[2]["scores"]["rougeLsum"].is_number());
+    let big = &rs[1];
+    assert!(big["scores"]["rougeL"].is_number(), "ROUGE-L is linear in memory: {}", big["scores"]);
+    for col in ["rougeLsum", "rougeLsum_precision", "rougeLsum_recall"] {
+        assert!(big["scores"][col].is_null(), "{col}: {}", big["scores"]);
+        let why = big["nulls"][col].as_str().unwrap();
+        assert!(why.contains("cells"), "{col}: {why}");
+    }
+}
