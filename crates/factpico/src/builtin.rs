@@ -46,14 +46,24 @@ impl Metric for RougeMetric {
     }
 
     fn score(&self, source: &str, summary: &str) -> Result<MetricOutput> {
-        let s = self.scorer.score(source, summary);
+        let s = self.scorer.score_bounded(source, summary, factpico_rouge::LSUM_MAX_CELLS);
         let mut out = MetricOutput::default();
         out.set("rougeL", s.rouge_l.fmeasure);
         out.set("rougeL_precision", s.rouge_l.precision);
         out.set("rougeL_recall", s.rouge_l.recall);
-        out.set("rougeLsum", s.rouge_lsum.fmeasure);
-        out.set("rougeLsum_precision", s.rouge_lsum.precision);
-        out.set("rougeLsum_recall", s.rouge_lsum.recall);
+        match s.rouge_lsum {
+            Ok(lsum) => {
+                out.set("rougeLsum", lsum.fmeasure);
+                out.set("rougeLsum_precision", lsum.precision);
+                out.set("rougeLsum_recall", lsum.recall);
+            }
+            // Documented null: the LCS table would not fit (factpico_rouge::LSUM_MAX_CELLS).
+            Err(too_large) => {
+                for col in ["rougeLsum", "rougeLsum_precision", "rougeLsum_recall"] {
+                    out.set_null(col, too_large.to_string());
+                }
+            }
+        }
         Ok(out)
     }
 }
