@@ -490,3 +490,29 @@ fn d07_oversized_rouge_lsum_pair_is_a_documented_null() {
         assert!(why.contains("cells"), "{col}: {why}");
     }
 }
+
+/// Defect 10: identical non-Latin texts scored `rougeL` 0.0 without a warning (rouge-score's
+/// tokenizer drops everything outside [a-z0-9]). The reference value is kept; a warning says
+/// that most characters were dropped.
+#[test]
+fn d10_rouge_warns_when_most_characters_are_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let ja = serde_json::json!({"id": "ja", "source": "患者は毎日薬を服用した。痛みが減った。", "summary": "患者は毎日薬を服用した。痛みが減った。"});
+    let el = serde_json::json!({"id": "el", "source": "Οι ασθενείς έλαβαν ασπιρίνη 40 mg.", "summary": "Οι ασθενείς έλαβαν ασπιρίνη."});
+    let input = write(dir.path(), "in.jsonl", format!("{ja}\n{el}\n{GOOD}\n").as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    let rouge_warnings = |r: &serde_json::Value| -> Vec<String> {
+        r["warnings"].as_array().map_or(Vec::new(), |w| {
+            w.iter().filter(|x| x["metric"] == "rougeL").map(|x| x["message"].as_str().unwrap().to_owned()).collect()
+        })
+    };
+    assert_eq!(rs[0]["scores"]["rougeL"], 0.0, "the reference value is kept");
+    for r in &rs[..2] {
+        let w = rouge_warnings(r);
+        assert!(w.iter().any(|m| m.contains("dropped")), "{}: {w:?}", r["id"]);
+    }
+    assert!(rouge_warnings(&rs[2]).is_empty(), "English text: no warning");
+}
