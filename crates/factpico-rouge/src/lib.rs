@@ -331,6 +331,25 @@ pub fn tokenize(text: &str, stem: bool) -> Vec<String> {
     Tokenizer::new(stem).tokenize(text)
 }
 
+/// The fraction of `text`'s letters and digits (Unicode `char::is_alphanumeric`) that
+/// rouge-score's tokenizer drops because they are not ASCII `[a-z0-9]` after lowercasing
+/// (non-Latin scripts, accented letters): `0.0` for plain English, `1.0` for Japanese or
+/// Greek; `0.0` for a text without letters or digits. Above one half, ROUGE compares
+/// little of the text (identical Japanese texts score 0.0, as in the reference).
+///
+/// ```
+/// assert_eq!(factpico_rouge::dropped_fraction("Aspirin helped 40 adults."), 0.0);
+/// assert_eq!(factpico_rouge::dropped_fraction("患者は薬を服用した。"), 1.0);
+/// ```
+pub fn dropped_fraction(text: &str) -> f64 {
+    let alnum = text.chars().filter(|c| c.is_alphanumeric()).count();
+    if alnum == 0 {
+        return 0.0;
+    }
+    let kept: usize = tokenize(text, false).iter().map(String::len).sum();
+    alnum.saturating_sub(kept) as f64 / alnum as f64
+}
+
 /// rouge-score's `scoring.fmeasure`: `2 * p * r / (p + r)` if `p + r > 0`, else `0.0`
 /// (same operation order, so bit-identical).
 pub fn fmeasure(precision: f64, recall: f64) -> f64 {

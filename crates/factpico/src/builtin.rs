@@ -48,6 +48,17 @@ impl Metric for RougeMetric {
     fn score(&self, source: &str, summary: &str) -> Result<MetricOutput> {
         let s = self.scorer.score_bounded(source, summary, factpico_rouge::LSUM_MAX_CELLS);
         let mut out = MetricOutput::default();
+        // The reference value is kept, but say when it compares little of the text.
+        for (side, text) in [("abstract", source), ("summary", summary)] {
+            let dropped = factpico_rouge::dropped_fraction(text);
+            if dropped > 0.5 {
+                out.warnings.push(format!(
+                    "rouge-score's tokenizer keeps only ASCII letters and digits: {:.0}% of the {side}'s letters and digits \
+                     were dropped (non-Latin script?), so ROUGE compares little of the text",
+                    dropped * 100.0
+                ));
+            }
+        }
         out.set("rougeL", s.rouge_l.fmeasure);
         out.set("rougeL_precision", s.rouge_l.precision);
         out.set("rougeL_recall", s.rouge_l.recall);
