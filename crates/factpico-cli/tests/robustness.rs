@@ -516,3 +516,41 @@ fn d10_rouge_warns_when_most_characters_are_dropped() {
     }
     assert!(rouge_warnings(&rs[2]).is_empty(), "English text: no warning");
 }
+
+/// Defect 16: a column that depends on one text was nulled when the other text was empty.
+/// `fkgl_summary` / `fre_summary` are defined when the abstract is empty (and the source-side
+/// columns when the summary is empty); only columns that need both texts are documented nulls.
+#[test]
+fn d16_single_text_columns_survive_an_empty_other_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "Aspirin reduced pain in 40 adults with arthritis over twelve weeks.";
+    let sum = "Aspirin helped adults with pain.";
+    let rows_in = [
+        serde_json::json!({"id": "full", "source": src, "summary": sum}),
+        serde_json::json!({"id": "no_src", "source": " ", "summary": sum}),
+        serde_json::json!({"id": "no_sum", "source": src, "summary": ""}),
+        serde_json::json!({"id": "punct_sum", "source": src, "summary": "?!"}),
+        serde_json::json!({"id": "none", "source": "", "summary": ""}),
+    ];
+    let text: String = rows_in.iter().map(|r| format!("{r}\n")).collect();
+    let input = write(dir.path(), "in.jsonl", text.as_bytes());
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--metrics", "rougeL,fkgl,fre"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rs = rows(&out);
+    let (full, no_src, no_sum, punct, none) = (&rs[0], &rs[1], &rs[2], &rs[3], &rs[4]);
+    for col in ["fkgl_summary", "fre_summary"] {
+        assert_eq!(no_src["scores"][col], full["scores"][col], "no_src {col}: {}", no_src["scores"]);
+    }
+    for col in ["fkgl_source", "fre_source"] {
+        assert_eq!(no_sum["scores"][col], full["scores"][col], "no_sum {col}");
+        assert_eq!(punct["scores"][col], full["scores"][col], "punct {col}");
+    }
+    for (r, side, reason) in [(no_src, "source", "empty source"), (no_sum, "summary", "empty summary"), (punct, "summary", "summary has no words")] {
+        for col in ["rougeL", "rougeLsum", "delta_fkgl", "delta_fre", &format!("fkgl_{side}"), &format!("fre_{side}")] {
+            assert!(r["scores"][col].is_null(), "{} {col}", r["id"]);
+            assert_eq!(r["nulls"][col], reason, "{} {col}", r["id"]);
+        }
+    }
+    assert!(none["scores"].as_object().unwrap().values().all(serde_json::Value::is_null));
+}
