@@ -105,7 +105,7 @@ impl AtomicJsonl {
             let then = resume_fingerprint(&report.provenance);
             if report.skipped.is_none() && then != *options_fingerprint {
                 bail!(
-                    "--resume: {} was written with different options, models or input mapping ({}); rerun without --resume",
+                    "--resume: {} was written with different options, models or input (format, field mapping, side inputs) ({}); rerun without --resume",
                     partial.display(),
                     describe_difference(&then, options_fingerprint)
                 );

@@ -72,7 +72,7 @@ fn main_job_on_bundled_fixtures() {
         let d = r["scores"]["delta_fkgl"].as_f64().unwrap();
         let (s, a) = (r["scores"]["fkgl_summary"].as_f64().unwrap(), r["scores"]["fkgl_source"].as_f64().unwrap());
         assert_eq!(d, s - a, "ΔFK must be summary − abstract");
-        assert_eq!(r["provenance"]["schema_version"], 1);
+        assert_eq!(r["provenance"]["schema_version"], factpico::SCHEMA_VERSION);
         assert!(r["provenance"]["engine"].as_str().unwrap().starts_with("factpico "));
         assert!(!r["sentences"]["summary"].as_array().unwrap().is_empty());
     }
