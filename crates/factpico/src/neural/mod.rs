@@ -2,7 +2,7 @@
 //! compiled in only with their cargo features (`alignscore`, `dae`, `qa`), so
 //! the facade without features does not depend on ONNX Runtime.
 
-use crate::metric::{ColumnInfo, Direction, MetricInfo};
+use crate::metric::{ColumnInfo, Direction, MetricInfo, Texts};
 
 /// AlignScore registry entry.
 pub static ALIGNSCORE: MetricInfo = MetricInfo {
@@ -16,6 +16,7 @@ pub static ALIGNSCORE: MetricInfo = MetricInfo {
         max: Some(1.0),
         direction: Direction::HigherIsBetter,
         primary: true,
+        texts: Texts::Both,
     }],
     feature: Some("alignscore"),
     needs_model: true,
@@ -34,6 +35,7 @@ pub static DAE: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: true,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "dae_mean",
@@ -42,6 +44,7 @@ pub static DAE: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "dae_label",
@@ -50,6 +53,7 @@ pub static DAE: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
     ],
     feature: Some("dae"),
@@ -70,6 +74,7 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: true,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "questeval_f1_precision",
@@ -78,6 +83,7 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "questeval_f1_recall",
@@ -86,6 +92,7 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "questeval",
@@ -94,6 +101,7 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "questeval_precision",
@@ -102,6 +110,7 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "questeval_recall",
@@ -110,6 +119,7 @@ pub static QUESTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
     ],
     feature: Some("qa"),
@@ -129,6 +139,7 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: true,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "qafacteval_em",
@@ -137,6 +148,7 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "qafacteval_answered",
@@ -145,6 +157,7 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "qafacteval_lerc",
@@ -153,6 +166,7 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo {
             max: None,
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "qafacteval_lerc_norm",
@@ -161,6 +175,7 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
     ],
     feature: Some("qa"),
@@ -180,6 +195,7 @@ pub static CLOZE: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: true,
+            texts: Texts::Both,
         },
         ColumnInfo {
             name: "cloze_probability",
@@ -188,6 +204,7 @@ pub static CLOZE: MetricInfo = MetricInfo {
             max: Some(1.0),
             direction: Direction::HigherIsBetter,
             primary: false,
+            texts: Texts::Both,
         },
     ],
     feature: Some("qa"),
