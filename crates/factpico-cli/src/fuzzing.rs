@@ -37,8 +37,7 @@ pub fn read_input(format: Format, data: &[u8]) {
     let Ok(records) = input::from_reader(Box::new(Cursor::new(file.to_vec())), format, &fields(flags)) else {
         return; // a header that cannot be used is a clear error, not a record
     };
-    let mut expected = 1u64;
-    for rec in records {
+    for (expected, rec) in (1u64..).zip(records) {
         assert!(expected <= file.len() as u64 + 1, "more records than bytes");
         match rec {
             Ok(r) => {
@@ -50,7 +49,6 @@ pub fn read_input(format: Format, data: &[u8]) {
                 assert!(!e.message.is_empty(), "an unreadable record without a message");
             }
         }
-        expected += 1;
     }
 }
 

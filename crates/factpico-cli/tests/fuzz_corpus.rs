@@ -17,7 +17,7 @@ fn replay(target: &str, harness: impl Fn(&[u8])) -> usize {
         paths.sort();
         for p in paths {
             let data = std::fs::read(&p).unwrap();
-            let r = std::panic::catch_unwind(|| harness(&data));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| harness(&data)));
             assert!(r.is_ok(), "{target}: {} breaks an invariant of the reader", p.display());
             n += 1;
         }

@@ -328,6 +328,33 @@ impl Table {
     }
 }
 
+/// Line numbers of byte offsets of a text, counted forward (`\n`, `\r\n` and a lone `\r`
+/// end a line, as the csv crate splits records; its own line count lags after `\r\n`).
+struct LineIndex<'a> {
+    text: &'a [u8],
+    at: usize,
+    line: usize,
+}
+
+impl LineIndex<'_> {
+    /// The 1-based line of the first non-line-break byte at or after `offset` (offsets only
+    /// increase between calls).
+    fn line_of(&mut self, offset: usize) -> usize {
+        let mut end = offset.min(self.text.len());
+        while end < self.text.len() && matches!(self.text[end], b'\r' | b'\n') {
+            end += 1;
+        }
+        while self.at < end {
+            let b = self.text[self.at];
+            if b == b'\r' || (b == b'\n' && (self.at == 0 || self.text[self.at - 1] != b'\r')) {
+                self.line += 1;
+            }
+            self.at += 1;
+        }
+        self.line
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -375,32 +402,5 @@ mod tests {
         let t = parse("[{\"id\":\"a\",\"h\":\"4\",\"nested\":{\"k\":1}}]", Format::Json);
         assert_eq!(t.numeric_cell(&t.rows[0], "h").unwrap(), Some(4.0));
         assert!(!t.has_column("nested"));
-    }
-}
-
-/// Line numbers of byte offsets of a text, counted forward (`\n`, `\r\n` and a lone `\r`
-/// end a line, as the csv crate splits records; its own line count lags after `\r\n`).
-struct LineIndex<'a> {
-    text: &'a [u8],
-    at: usize,
-    line: usize,
-}
-
-impl LineIndex<'_> {
-    /// The 1-based line of the first non-line-break byte at or after `offset` (offsets only
-    /// increase between calls).
-    fn line_of(&mut self, offset: usize) -> usize {
-        let mut end = offset.min(self.text.len());
-        while end < self.text.len() && matches!(self.text[end], b'\r' | b'\n') {
-            end += 1;
-        }
-        while self.at < end {
-            let b = self.text[self.at];
-            if b == b'\r' || (b == b'\n' && (self.at == 0 || self.text[self.at - 1] != b'\r')) {
-                self.line += 1;
-            }
-            self.at += 1;
-        }
-        self.line
     }
 }
