@@ -305,6 +305,9 @@ fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap
     let id = match fields.derive_id {
         Some(_) => None,
         None => match get_str(&fields.id, fields.id_explicit) {
+            Ok(Some(id)) if id.trim().is_empty() => {
+                return Err(err(None, format!("field `{}` is empty (ids must be non-empty to join with ratings)", fields.id)))
+            }
             Ok(id) => id,
             Err(e) => return Err(err(None, e)),
         },
@@ -723,6 +726,13 @@ impl<R: Read> Iterator for DelimitedReader<R> {
             })
         };
         let id = match self.id.map(|i| get(i, "id")).transpose() {
+            Ok(Some(id)) if id.trim().is_empty() => {
+                return Some(Err(RowError::new(
+                    row,
+                    None,
+                    format!("record {row} ({at}): field `id` is empty (ids must be non-empty to join with ratings)"),
+                )))
+            }
             Ok(id) => id,
             Err(message) => return Some(Err(RowError::new(row, None, message))),
         };
