@@ -4,50 +4,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
 
-/// The binary, run in a scratch directory: runs without `-o` write their default output
-/// (`<stem>.scores.jsonl` in the current directory) there, never into the source tree.
-fn bin() -> Command {
-    static SCRATCH: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    let cwd = SCRATCH.get_or_init(|| tempfile::tempdir().unwrap());
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(cwd.path());
-    c
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+mod support;
+use support::{big_input, bin, fixtures, rows, run, stderr, write, GOOD};
 
 /// Rows without provenance (identical across formats) for comparisons.
 fn scores_of(path: &Path) -> Vec<(Value, Value, Value)> {
     rows(path).into_iter().map(|r| (r["id"].clone(), r["scores"].clone(), r["nulls"].clone())).collect()
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
 }
 
 #[test]
@@ -136,8 +103,6 @@ fn fail_and_skip(dir: &Path, input: &Path, extra: &[&str]) -> (Output, Vec<Value
     assert!(skip.status.success(), "{}", stderr(&skip));
     (fail, rows(&out))
 }
-
-const GOOD: &str = r#"{"id":"a","source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped adults with pain."}"#;
 
 #[test]
 fn rows_before_an_unreadable_row_are_kept_and_resumable() {
@@ -347,18 +312,6 @@ fn derived_ids_match_sha256_prefix() {
     let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
     assert!(o.status.success());
     assert_eq!(rows(&out)[1]["id"], "row-2");
-}
-
-fn big_input(dir: &Path, n: usize) -> PathBuf {
-    let src: Vec<String> = std::fs::read_to_string(fixtures().join("pairs.jsonl")).unwrap().lines().map(str::to_owned).collect();
-    let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("big.jsonl")).unwrap());
-    for i in 0..n {
-        let mut v: Value = serde_json::from_str(&src[i % src.len()]).unwrap();
-        v["id"] = Value::String(format!("r{i}"));
-        writeln!(f, "{v}").unwrap();
-    }
-    f.flush().unwrap();
-    dir.join("big.jsonl")
 }
 
 #[test]
