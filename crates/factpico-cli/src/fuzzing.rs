@@ -10,7 +10,8 @@
 //!   error; a document aligned to a text yields tokens whose byte spans lie inside the text
 //!   on character boundaries, heads and sentences that index existing tokens.
 //!
-//! The first byte of a reader input picks options (id derivation on/off, TSV quoting), the
+//! The first byte of a reader input picks options (id derivation on/off, TSV quoting, an `evidence`
+//! side-input field), the
 //! rest is the file. An arc-reader input is `FILE 0x00 0x00 TEXT`.
 
 #![doc(hidden)]
@@ -28,6 +29,11 @@ fn fields(flags: u8) -> FieldMap {
         system: "system".into(),
         derive_id: (flags & 2 != 0).then(|| DeriveId { field: "source".into(), prefix: "sh_".into(), hex_len: 12 }),
         tsv_quotes: flags & 4 != 0,
+        extras: if flags & 8 != 0 {
+            vec![input::ExtraField { name: "evidence".into(), field: "evidence".into(), explicit: false }]
+        } else {
+            Vec::new()
+        },
     }
 }
 

@@ -56,9 +56,11 @@ impl Format {
 
 /// `provenance.input` of output schema 2: how the rows were read, so that a report can
 /// re-read the input and `--resume` can refuse a different reading:
-/// `{"format", "tsv_quotes", "fields": {"id", "source", "summary", "system"}, "derive_id":
-/// {"field", "prefix", "hex_len"} | null, "side_inputs": {"<option>": {"path", "sha256"}}}`.
-/// `fields.id` is null when ids are derived. Side inputs are the files (not directories) the
+/// `{"format", "tsv_quotes", "fields": {"id", "source", "summary", "system", "<side input>"...},
+/// "derive_id": {"field", "prefix", "hex_len"} | null, "side_inputs": {"<option>": {"path",
+/// "sha256"}}}`. `fields` maps each name to its input field, including the metrics' per-row
+/// side inputs ([`FieldMap::extras`], e.g. `"evidence": "spans"`); `fields.id` is null when
+/// ids are derived. Side inputs are the files (not directories) the
 /// options name, e.g. `--arcs`; their full sha256 enters the resume fingerprint.
 ///
 /// # Errors
@@ -81,15 +83,20 @@ pub fn input_provenance(
             serde_json::json!({ "path": path.display().to_string(), "sha256": hex::encode(h.finalize()) }),
         );
     }
+    let mut field_names = serde_json::Map::new();
+    let id = if fields.derive_id.is_some() { serde_json::Value::Null } else { fields.id.clone().into() };
+    field_names.insert("id".into(), id);
+    field_names.insert("source".into(), fields.source.clone().into());
+    field_names.insert("summary".into(), fields.summary.clone().into());
+    field_names.insert("system".into(), fields.system.clone().into());
+    // The metrics' per-row side inputs (`--input-field NAME=FIELD`): name -> field.
+    for x in &fields.extras {
+        field_names.entry(x.name.clone()).or_insert_with(|| x.field.clone().into());
+    }
     Ok(serde_json::json!({
         "format": format.name(),
         "tsv_quotes": fields.tsv_quotes,
-        "fields": {
-            "id": if fields.derive_id.is_some() { serde_json::Value::Null } else { fields.id.clone().into() },
-            "source": fields.source,
-            "summary": fields.summary,
-            "system": fields.system,
-        },
+        "fields": field_names,
         "derive_id": fields.derive_id.as_ref().map(|d| serde_json::json!({
             "field": d.field, "prefix": d.prefix, "hex_len": d.hex_len,
         })),
@@ -107,6 +114,18 @@ pub struct DeriveId {
     pub prefix: String,
     /// Number of hex digits kept (1..=64).
     pub hex_len: usize,
+}
+
+/// A per-row side input read from the input (declared by a selected metric, e.g. `evidence`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtraField {
+    /// The input's name (key in the row's extras map).
+    pub name: String,
+    /// The input field holding it.
+    pub field: String,
+    /// Named on the command line: a CSV/TSV header without it is an error (otherwise rows
+    /// simply have no such input and the metric gives its documented null).
+    pub explicit: bool,
 }
 
 /// Field names of the input records.
@@ -129,6 +148,8 @@ pub struct FieldMap {
     /// default: TSV fields are taken literally, quotes included (IANA text/tab-separated-values
     /// has no quoting: fields hold no tabs or line breaks).
     pub tsv_quotes: bool,
+    /// Per-row side inputs to read (absent or null values are left out of the row's extras).
+    pub extras: Vec<ExtraField>,
 }
 
 /// One readable input record.
@@ -144,6 +165,9 @@ pub struct InputRow {
     pub source: String,
     /// Summary text.
     pub summary: String,
+    /// Per-row side inputs ([`FieldMap::extras`]) present in the record: name → JSON value
+    /// (a CSV/TSV cell is a string).
+    pub extras: factpico::Extras,
 }
 
 /// A record that could not be read.
@@ -333,7 +357,12 @@ fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap
         },
         (None, None) => format!("row-{row}"),
     };
-    Ok(InputRow { row, id, system, source, summary })
+    let extras = fields
+        .extras
+        .iter()
+        .filter_map(|x| obj.get(&x.field).filter(|v| !v.is_null()).map(|v| (x.name.clone(), v.clone())))
+        .collect();
+    Ok(InputRow { row, id, system, source, summary, extras })
 }
 
 struct JsonlReader<R> {
@@ -584,6 +613,8 @@ struct DelimitedReader<R> {
     summary: usize,
     system: Option<usize>,
     derive: Option<(usize, DeriveId)>,
+    /// (name, column) of the per-row side inputs found in the header.
+    extras: Vec<(String, usize)>,
     row: u64,
     done: bool,
 }
@@ -630,6 +661,13 @@ impl<R: Read> DelimitedReader<R> {
             _ => None,
         };
         let system = find(&fields.system)?;
+        let mut extras = Vec::new();
+        for x in &fields.extras {
+            let col = if x.explicit { Some(require(&x.field, &format!("`{}` input", x.name))?) } else { find(&x.field)? };
+            if let Some(i) = col {
+                extras.push((x.name.clone(), i));
+            }
+        }
         let mut me = Self {
             rdr,
             log,
@@ -643,6 +681,7 @@ impl<R: Read> DelimitedReader<R> {
             summary,
             system,
             derive,
+            extras,
             row: 0,
             done: false,
         };
@@ -770,6 +809,65 @@ impl<R: Read> Iterator for DelimitedReader<R> {
             },
             (None, None) => format!("row-{row}"),
         };
-        Some(Ok(InputRow { row, id, system, source, summary }))
+        let mut extras = factpico::Extras::new();
+        for (name, i) in &self.extras {
+            match fetch(*i, name) {
+                Ok(v) if v.is_empty() => {}
+                Ok(v) => {
+                    extras.insert(name.clone(), serde_json::Value::String(v));
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(InputRow { row, id, system, source, summary, extras }))
+    }
+}
+
+#[cfg(test)]
+mod extras_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn fields(extras: Vec<ExtraField>) -> FieldMap {
+        FieldMap {
+            id: "id".into(),
+            id_explicit: false,
+            source: "source".into(),
+            summary: "summary".into(),
+            system: "system".into(),
+            derive_id: None,
+            tsv_quotes: false,
+            extras,
+        }
+    }
+
+    fn read(name: &str, bytes: &[u8], format: Format, f: &FieldMap) -> Result<Vec<Record>> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        Ok(open(&p, format, f)?.collect())
+    }
+
+    /// Per-row side inputs: JSON values as they are (absent / null left out), CSV cells as
+    /// strings (empty left out); an explicitly mapped column missing from the header is an error.
+    #[test]
+    fn side_inputs_are_read_per_row() {
+        let x = |field: &str, explicit| ExtraField { name: "evidence".into(), field: field.into(), explicit };
+        let jsonl = b"{\"id\":\"a\",\"source\":\"s\",\"summary\":\"m\",\"spans\":[\"x\",\"y\"]}\n{\"id\":\"b\",\"source\":\"s\",\"summary\":\"m\",\"spans\":null}\n{\"id\":\"c\",\"source\":\"s\",\"summary\":\"m\"}\n";
+        let rows = read("in.jsonl", jsonl, Format::Jsonl, &fields(vec![x("spans", true)])).unwrap();
+        let ex: Vec<factpico::Extras> = rows.into_iter().map(|r| r.unwrap().extras).collect();
+        assert_eq!(ex[0]["evidence"], serde_json::json!(["x", "y"]));
+        assert!(ex[1].is_empty() && ex[2].is_empty());
+        let csv = b"id,source,summary,evidence\na,s,m,quoted span\nb,s,m,\n";
+        let rows = read("in.csv", csv, Format::Csv, &fields(vec![x("evidence", false)])).unwrap();
+        let ex: Vec<factpico::Extras> = rows.into_iter().map(|r| r.unwrap().extras).collect();
+        assert_eq!(ex[0]["evidence"], serde_json::json!("quoted span"));
+        assert!(ex[1].is_empty());
+        // Default mapping, column absent: rows have no such input.
+        let rows = read("in.csv", b"id,source,summary\na,s,m\n", Format::Csv, &fields(vec![x("evidence", false)])).unwrap();
+        assert!(rows[0].as_ref().unwrap().extras.is_empty());
+        // Explicit mapping, column absent: a clear error.
+        let e = read("in.csv", b"id,source,summary\na,s,m\n", Format::Csv, &fields(vec![x("spans", true)])).err().unwrap();
+        assert!(e.to_string().contains("`evidence` input field `spans` is not in the header; columns are: id, source, summary"), "{e}");
     }
 }
