@@ -26,7 +26,10 @@ use crate::{Error, Result};
 /// ([`Metric::score_batch`]). When a metric reports that a batch failed as a whole, the
 /// scorer scores those rows one by one ([`Metric::score`]) and records the batch error in
 /// each of their warnings; a row that fails alone gets its own error in `errors` and
-/// null columns.
+/// null columns. A metric that panics (a bug) never takes the run down: a panicking batch
+/// is a failed batch, and a row on which the metric panics alone gets that metric's columns
+/// as documented nulls (`"metric panicked (see warnings)"`) with the panic message in its
+/// warnings; the other rows and metrics keep their values.
 pub struct Scorer {
     metrics: Vec<Box<dyn Metric>>,
     options: ScorerOptions,
@@ -269,7 +272,7 @@ impl Scorer {
             }
             // Degenerate pairs: the metric runs only where one of its columns needs just the
             // other text; the columns that need the degenerate text are nulls either way.
-            let (runs, nulls): (Vec<&(usize, Degenerate)>, Vec<&(usize, Degenerate)>) =
+            let (runs, nulls): (Vec<_>, Vec<_>) =
                 partial.iter().partition(|(_, d)| info.columns.iter().any(|c| d.null_reason(c.texts).is_none()));
             for &(i, d) in nulls {
                 let r = d.source.or(d.summary).unwrap_or("empty text");
@@ -311,32 +314,79 @@ impl Degenerate {
 
 /// One result per pair: the metric's batch, or — when the batch failed as a whole — each
 /// row scored alone with the batch error in its warnings (the only copy of that fallback).
+///
+/// A metric that panics never takes the run down: a panicking batch counts as a failed
+/// batch (its panic message is the batch error), and a row whose scoring panics alone gets
+/// its metric's columns as documented nulls (`"metric panicked (see warnings)"`) with the
+/// panic message in a warning; other rows and other metrics keep their values.
 fn run_metric(m: &dyn Metric, pairs: &[Pair<'_>]) -> Vec<Result<MetricOutput>> {
     if pairs.is_empty() {
         return Vec::new();
     }
-    let batch_error = match m.score_batch(pairs) {
-        Ok(outs) if outs.len() == pairs.len() => return outs,
-        Ok(outs) => Error::metric(
-            m.info().name,
+    let info = m.info();
+    let batch_error = match catch_panic(|| m.score_batch(pairs)) {
+        Ok(Ok(outs)) if outs.len() == pairs.len() => return outs,
+        Ok(Ok(outs)) => BatchFailure::Error(Error::metric(
+            info.name,
             format!("score_batch returned {} results for {} pairs", outs.len(), pairs.len()),
-        ),
-        Err(e) => e,
+        )),
+        Ok(Err(e)) => BatchFailure::Error(e),
+        Err(message) => BatchFailure::Panic(message),
     };
-    let note =
-        format!("the batch of {} rows failed ({}); this row was scored alone", pairs.len(), error_chain(&batch_error));
     if pairs.len() == 1 {
-        return vec![Err(batch_error)];
+        return vec![match batch_error {
+            BatchFailure::Error(e) => Err(e),
+            BatchFailure::Panic(message) => Ok(panicked(info, &message)),
+        }];
     }
+    let why = match &batch_error {
+        BatchFailure::Error(e) => error_chain(e),
+        BatchFailure::Panic(message) => format!("panicked: {message}"),
+    };
+    let note = format!("the batch of {} rows failed ({why}); this row was scored alone", pairs.len());
     pairs
         .iter()
         .map(|p| {
-            m.score(p).map(|mut out| {
-                out.warnings.push(note.clone());
-                out
-            })
+            let mut out = match catch_panic(|| m.score(p)) {
+                Ok(res) => res?,
+                Err(message) => panicked(info, &message),
+            };
+            out.warnings.push(note.clone());
+            Ok(out)
         })
         .collect()
+}
+
+/// Why a batch gave no results.
+enum BatchFailure {
+    /// The metric reported an error for the whole batch.
+    Error(Error),
+    /// The metric panicked (the panic's message).
+    Panic(String),
+}
+
+/// Runs `f`, turning a panic into its message (the panic hook has already reported it on
+/// standard error). Metrics are plain computations on their inputs, so a panic leaves no
+/// state behind that later rows could observe half-updated (a metric holding a lock
+/// reports the poisoned lock as its own error).
+fn catch_panic<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned())
+    })
+}
+
+/// A row on which the metric panicked: its columns are documented nulls, with the panic in
+/// a warning.
+fn panicked(info: &'static MetricInfo, message: &str) -> MetricOutput {
+    let mut out = MetricOutput::all_null(info, "metric panicked (see warnings)");
+    out.warnings.push(format!(
+        "the metric panicked on this row ({message}); its columns are null here (a bug in the metric: please report it with this row)"
+    ));
+    out
 }
 
 /// Why a text cannot be scored, if it cannot.
