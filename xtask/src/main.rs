@@ -18,6 +18,8 @@
 //!   tests (`browser.rs`; apt-get as root when absent); `cargo xtask test` sets it up too.
 //! * `cargo xtask bench report` — size and time to first render of 1,000- and 10,000-row
 //!   report pages in headless Chromium (`bench_report.rs`).
+//! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
+//!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -27,6 +29,7 @@ mod bench;
 mod bench_model_free;
 mod export;
 mod fixtures;
+mod fuzz;
 mod ort;
 mod python;
 mod bench_dae;
@@ -88,6 +91,18 @@ enum Cmd {
     },
     /// Install the headless browser of the report tests (chromium, chromedriver) when absent.
     Browser,
+    /// Fuzz the input readers (JSONL, JSON array, CSV, TSV) and the CoNLL-U / JSON-arcs readers
+    /// with cargo-fuzz (libFuzzer), one target after another; crashes go to fuzz/regressions/.
+    Fuzz {
+        /// Targets (default all): jsonl, json_array, csv, tsv, conllu, json_arcs.
+        targets: Vec<String>,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+        /// cargo-fuzz sanitizer: address, none, ...
+        #[arg(long, default_value = "address")]
+        sanitizer: String,
+    },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, report (page size and time to first render).
@@ -133,6 +148,7 @@ fn main() -> Result<()> {
             run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
         }
         Cmd::Ort => ort::setup(),
+        Cmd::Fuzz { targets, seconds, sanitizer } => fuzz::fuzz(&targets, seconds, &sanitizer),
         Cmd::Export { what } => export::export(what),
         Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),

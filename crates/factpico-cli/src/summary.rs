@@ -45,10 +45,15 @@ struct SystemAcc {
 #[derive(Debug)]
 pub struct Summary {
     columns: Vec<String>,
-    systems: BTreeMap<String, SystemAcc>,
+    systems: BTreeMap<Key, SystemAcc>,
 }
 
-const ALL: &str = "(all)";
+/// A line of the table: a system (`None`: rows without one), then `(all)`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    System(Option<String>),
+    All,
+}
 
 impl Summary {
     /// A summary over `columns` (in display order).
@@ -56,13 +61,9 @@ impl Summary {
         Self { columns, systems: BTreeMap::new() }
     }
 
-    /// Adds one row (to its system and to `(all)`).
+    /// Adds one row (to its system, or to `(no system)`, and to `(all)`).
     pub fn add(&mut self, r: &Report) {
-        let keys: Vec<String> = match &r.system {
-            Some(s) => vec![s.clone(), ALL.to_owned()],
-            None => vec![ALL.to_owned()],
-        };
-        for k in keys {
+        for k in [Key::System(r.system.clone()), Key::All] {
             let acc = self.systems.entry(k).or_default();
             acc.rows += 1;
             if r.skipped.is_some() {
@@ -80,30 +81,34 @@ impl Summary {
 
     /// Rows seen (all systems).
     pub fn rows(&self) -> u64 {
-        self.systems.get(ALL).map_or(0, |a| a.rows)
+        self.systems.get(&Key::All).map_or(0, |a| a.rows)
     }
 
     /// Skipped rows seen (all systems).
     pub fn skipped(&self) -> u64 {
-        self.systems.get(ALL).map_or(0, |a| a.skipped)
+        self.systems.get(&Key::All).map_or(0, |a| a.skipped)
     }
 
-    /// The table as cells: the header, then one row per system (sorted by name) and `(all)`
-    /// last. Cells are `mean ± sd` over the non-null values (sample sd, n − 1; `mean` alone for
-    /// one value, `–` for none); "null values" counts null cells over the shown columns; rows
-    /// without a system count only in `(all)`. System names are as given (not escaped).
+    /// The table as cells: the header, then one row per system (sorted by name), `(no system)`
+    /// for rows without one, then `(all)`. Cells are `mean ± sd` over the non-null values
+    /// (sample sd, n − 1; `mean` alone for one value, `–` for none); "null values" counts null
+    /// cells over the shown columns. System names are as given (not escaped).
     pub fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
         let mut header = vec!["system".to_owned(), "rows".to_owned()];
         header.extend(self.columns.iter().map(|c| format!("{c} (mean ± sd)")));
         header.extend(["null values", "skipped rows", "failed rows"].map(str::to_owned));
-        let mut names: Vec<&String> = self.systems.keys().filter(|k| k.as_str() != ALL).collect();
-        if let Some((k, _)) = self.systems.get_key_value(ALL) {
-            names.push(k);
-        }
-        let mut rows = Vec::with_capacity(names.len());
-        for name in names {
-            let acc = &self.systems[name];
-            let mut row = vec![name.clone(), acc.rows.to_string()];
+        // Systems sort first, then rows without a system, then (all).
+        let mut keys: Vec<&Key> = self.systems.keys().filter(|k| matches!(k, Key::System(Some(_)))).collect();
+        keys.extend(self.systems.keys().filter(|k| !matches!(k, Key::System(Some(_)))));
+        let mut rows = Vec::with_capacity(keys.len());
+        for key in keys {
+            let acc = &self.systems[key];
+            let shown = match key {
+                Key::System(Some(name)) => name.clone(),
+                Key::System(None) => "(no system)".to_owned(),
+                Key::All => "(all)".to_owned(),
+            };
+            let mut row = vec![shown, acc.rows.to_string()];
             let mut nulls = 0;
             for c in &self.columns {
                 let a = acc.cols.get(c).copied().unwrap_or_default();

@@ -121,7 +121,7 @@ fn report_never_overwrites_its_inputs_and_needs_aspects_with_ratings() {
     let before = std::fs::read(&scores).unwrap();
     let o = run(&["report", s(&scores), "-o", s(&scores)], dir.path());
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("would overwrite the input"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("would overwrite the score file"), "{}", stderr(&o));
     let o = run(&["report", s(&scores), "-o", s(dir.path())], dir.path());
     assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
     assert_eq!(std::fs::read(&scores).unwrap(), before);
@@ -149,14 +149,30 @@ fn skipped_rows_are_listed_without_texts_and_csv_field_options_are_honoured() {
     extra.extend_from_slice(&["--on-error", "skip"]);
     let scores = score(dir.path(), &input, &extra);
     let html = dir.path().join("r.html");
-    // Without the field options the input cannot be read as it was scored.
-    let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html)], dir.path());
+    // The score file records how the input was read (provenance.input, output schema 2):
+    // without field options the report re-reads it the same way.
+    let first: Value = serde_json::from_str(std::fs::read_to_string(&scores).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["provenance"]["input"]["fields"]["summary"], "plain", "{}", first["provenance"]);
+    let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html), "-q"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let from_record = std::fs::read_to_string(&html).unwrap();
+    // Options given replace the recorded ones: the default field names do not read this CSV,
+    // and swapped fields read texts that hash differently: both refused.
+    let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html), "--format", "csv"], dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("source field `source` is not in the header"), "{}", stderr(&o));
+    let mut swapped: Vec<&str> = vec!["report", s(&scores), "--input", s(&input), "-o", s(&html)];
+    swapped.extend_from_slice(&["--id-field", "doc", "--source-field", "plain", "--summary-field", "abstract", "--system-field", "model"]);
+    let o = run(&swapped, dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("input_sha256"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), from_record, "a refused report leaves the page as it was");
+    // The options given to score read it as the record does: the same page.
     let mut args = vec!["report", s(&scores), "--input", s(&input), "-o", s(&html), "-q"];
     args.extend_from_slice(&fields);
     let o = run(&args, dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), from_record);
     let b = blocks(&std::fs::read_to_string(&html).unwrap());
     let row = |i: usize| b.iter().find(|(id, _)| *id == format!("fp-r-{i}")).unwrap().1.clone();
     assert_eq!(row(0)["sum"], "Blood pressure went down.");

@@ -146,7 +146,14 @@ fn primary_columns(reports: &[Report]) -> Vec<String> {
 /// not join, output failure.
 pub fn run(args: &ReportArgs) -> Result<i32> {
     let out = args.output.clone().unwrap_or_else(|| default_output(&args.scores));
-    check_output(&out, &[Some(&args.scores), args.input.as_deref(), args.ratings.as_deref()])?;
+    // The output never replaces what the report reads, a directory or a special file
+    // (factpico-io's guard, as for every factpico writer).
+    let inputs: Vec<(String, PathBuf)> =
+        [("the score file", Some(&args.scores)), ("the --input file", args.input.as_ref()), ("the --ratings file", args.ratings.as_ref())]
+            .into_iter()
+            .filter_map(|(label, p)| p.map(|p| (label.to_owned(), p.clone())))
+            .collect();
+    output::check_paths(&inputs, &[("-o", Some(&out))])?;
     if args.ratings.is_some() && args.aspects.is_empty() {
         bail!("--ratings needs --aspects: the human rating columns to compare with (e.g. --aspects avg_pio)");
     }
@@ -199,23 +206,6 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         }
     }
     Ok(0)
-}
-
-/// The output must not be one of the inputs, a directory or a special file.
-fn check_output(out: &Path, inputs: &[Option<&Path>]) -> Result<()> {
-    if let Ok(meta) = std::fs::metadata(out) {
-        if meta.is_dir() {
-            bail!("-o {}: is a directory; give a file path", out.display());
-        }
-        if !meta.is_file() {
-            bail!("-o {}: exists and is not a regular file", out.display());
-        }
-    }
-    let targets = [out.to_owned(), output::partial_path(out)];
-    let inputs: Vec<&Path> = inputs.iter().flatten().copied().collect();
-    factpico_metaeval::refuse_overwriting_inputs(&targets, &inputs).map_err(|e| {
-        anyhow::anyhow!("{}", e.to_string().replace("--out-dir/--name", "-o").replace("another --name or --out-dir", "another -o"))
-    })
 }
 
 /// What the overview shows of the meta-evaluation: `factpico meta-eval`'s Markdown report

@@ -27,13 +27,12 @@ pub struct Texts {
 }
 
 /// What to pass when the rows and the input disagree.
-const HINT: &str = "pass the input file that was scored, with the same --format/--id-field/--source-field/--summary-field/--id-from/--input-field options as `factpico score`";
+const HINT: &str = "pass the input file that was scored, with the same --format/--tsv-quotes/--id-field/--source-field/--summary-field/--id-from/--input-field options as `factpico score`";
 
 /// The input options of a score file's rows when they record them (`provenance.input`,
 /// output schema 2: `{"format": "jsonl|json|csv|tsv", "fields": {"id", "source", "summary",
 /// "system", <side input name>: <field>...}, "derive_id": {"field", "prefix", "hex_len"} |
-/// null}`); `None` for older files. (The robustness branch's schema 2 also records
-/// `tsv_quotes`; it is read here once `FieldMap` has that option.)
+/// null, "tsv_quotes": bool}`); `None` for older files.
 pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
     let input = reports.iter().find_map(|r| r.provenance.get("input").filter(|v| v.is_object()))?;
     let format = match input["format"].as_str()? {
@@ -72,6 +71,7 @@ pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
             summary: name("summary", "summary"),
             system: name("system", "system"),
             derive_id,
+            tsv_quotes: input["tsv_quotes"].as_bool().unwrap_or(false),
             extras,
         },
     ))
@@ -123,6 +123,7 @@ fn side_inputs(args: &InputArgs, reports: &[Report]) -> Result<Vec<ExtraField>> 
 /// The format cannot be told; an `--input-field` no metric of the file reads.
 pub fn mapping(path: &Path, args: &InputArgs, reports: &[Report]) -> Result<((Format, FieldMap), &'static str)> {
     let given = args.format.is_some()
+        || args.tsv_quotes
         || args.id_field.is_some()
         || args.id_from.is_some()
         || args.source_field != "source"
