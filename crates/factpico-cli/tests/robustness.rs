@@ -554,3 +554,51 @@ fn d16_single_text_columns_survive_an_empty_other_text() {
     }
     assert!(none["scores"].as_object().unwrap().values().all(serde_json::Value::is_null));
 }
+
+/// A standard output whose reader is already gone (as after `| head -1`): every write to it
+/// fails with a broken pipe.
+fn closed_stdout() -> std::process::Stdio {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer.into()
+}
+
+/// `--explain` printed with `print!`, which panics when standard output is closed
+/// (`factpico score in.jsonl -o out.jsonl --explain | head -1`). The explanations stop, the
+/// scoring goes on and the output is complete; no panic.
+#[test]
+fn explain_on_a_closed_stdout_stops_explaining_and_finishes_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 20);
+    let out = dir.path().join("o.jsonl");
+    let o = bin()
+        .args(["score", s(&input), "-o", s(&out), "-q", "--explain"])
+        .stdout(closed_stdout())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.status.success(), "{err}");
+    assert_eq!(rows(&out).len(), 20);
+    assert!(err.contains("standard output was closed"), "the user is told: {err}");
+    // The per-system table, meant for standard output, is not lost: it goes to standard error.
+    assert!(err.contains("| system | rows |") && err.contains("(all)"), "{err}");
+}
+
+/// The listing commands on a closed standard output end quietly (as `ls | head` does), and
+/// `diff` keeps its drift exit code; none panics.
+#[test]
+fn listings_on_a_closed_stdout_do_not_panic() {
+    let o = bin().args(["metrics"]).stdout(closed_stdout()).output().unwrap();
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.jsonl", br#"{"id":"x","scores":{"rougeL":0.5}}
+"#);
+    let b = write(dir.path(), "b.jsonl", br#"{"id":"x","scores":{"rougeL":0.7}}
+"#);
+    let o = bin().args(["diff", s(&a), s(&b)]).stdout(closed_stdout()).output().unwrap();
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "drift is still reported by the exit code: {}", stderr(&o));
+}
