@@ -1,6 +1,5 @@
 //! `factpico score`: score a file of (abstract, summary) pairs.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -352,6 +351,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         None => String::new(),
     };
     let mut first_skipped: Option<String> = None;
+    let mut explaining = args.explain;
     loop {
         let mut recs: Vec<Record> = records.by_ref().take(block).collect();
         if recs.is_empty() {
@@ -397,9 +397,9 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     skipped_row(e, &provenance)
                 }
             };
-            if args.explain {
+            if explaining {
                 let texts = rec.as_ref().ok().map(|r| factpico::explain::RowTexts { source: &r.source, summary: &r.summary });
-                progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
+                explaining = progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
             }
             writer.write(&report)?;
             count(&report, &mut csv, &mut summary)?;
@@ -449,23 +449,33 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if to_stdout {
         eprintln!("{table}");
     } else {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{table}")
-            .and_then(|()| stdout.flush())
-            .context("cannot write the per-system table to standard output (the rows were written)")?;
+        let written = output::print_stdout(&format!("{table}\n"))
+            .context("cannot write the per-system table (the rows were written)")?;
+        if !written {
+            // Its reader closed standard output (`--explain | head`): the table is not lost.
+            eprintln!("standard output was closed; the per-system table:\n{table}");
+        }
     }
     Ok(0)
 }
 
-/// Prints a row's explanation (each metric unit's rendering of its details) to stdout, or to
-/// stderr when stdout carries the rows (`-o -`).
-fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) {
+/// Prints a row's explanation (`--explain`: each metric unit's rendering of its details) to
+/// standard output, or to standard error when the rows go to standard output (`-o -`). Returns `false` when standard output can no longer be
+/// written (its reader closed it, as `| head` does, or a write failed): explaining stops
+/// with a warning, scoring goes on.
+fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) -> bool {
     let s = factpico::explain::render_text(r, texts);
     if to_stderr {
         eprint!("{s}");
-    } else {
-        print!("{s}");
+        return true;
     }
+    let why = match output::print_stdout(&s) {
+        Ok(true) => return true,
+        Ok(false) => "standard output was closed".to_owned(),
+        Err(e) => format!("{e:#}"),
+    };
+    eprintln!("warning: {why}: --explain stops printing explanations; scoring goes on");
+    false
 }
 
 fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
