@@ -602,3 +602,50 @@ fn listings_on_a_closed_stdout_do_not_panic() {
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     assert_eq!(o.status.code(), Some(1), "drift is still reported by the exit code: {}", stderr(&o));
 }
+
+/// Defect 8, the option it asked for: the spaCy sidecar's start-up timeout (120 s by default)
+/// is a user setting, `--sidecar-startup-timeout SECS` or `FACTPICO_SIDECAR_STARTUP_TIMEOUT`,
+/// so that a sidecar that never becomes ready fails the run in seconds, saying how long it
+/// waited; a value that is not a positive number of seconds is refused.
+#[cfg(feature = "dae")]
+#[test]
+fn d08_sidecar_startup_timeout_is_a_user_option() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("python");
+    std::fs::write(&fake, "#!/bin/sh\nexec sleep 300\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let model = support::fixtures().join("models/dae-tiny");
+    let input = support::fixtures().join("pairs.jsonl");
+    let out = dir.path().join("o.jsonl");
+    let base = ["score", s(&input), "-q", "--metrics", "dae", "--dae-model", s(&model), "-o", s(&out)];
+    for (how, flag, env) in [("flag", Some("1.5"), None), ("environment", None, Some("1.5"))] {
+        let mut cmd = bin();
+        cmd.args(base).env("FACTPICO_SIDECAR_PYTHON", &fake).env_remove("FACTPICO_SIDECAR_STARTUP_TIMEOUT");
+        if let Some(v) = flag {
+            cmd.args(["--sidecar-startup-timeout", v]);
+        }
+        if let Some(v) = env {
+            cmd.env("FACTPICO_SIDECAR_STARTUP_TIMEOUT", v);
+        }
+        let mut child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let t = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if t.elapsed() > Duration::from_secs(90) {
+                child.kill().unwrap();
+                panic!("{how}: the run still waits for the sidecar after 90 s: the timeout was not applied");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{how}: {err}");
+        assert!(err.contains("start-up timeout 1.5 s"), "{how}: the error gives the timeout and the time waited: {err}");
+    }
+    for bad in ["0", "-3", "soon", "NaN"] {
+        let o = bin().args(base).args(["--sidecar-startup-timeout", bad]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("positive number of seconds"), "{bad}: {}", stderr(&o));
+    }
+}
