@@ -42,6 +42,12 @@ pub struct ScoreArgs {
     /// a quote). Without it TSV fields are taken literally, quotes included.
     #[arg(long)]
     pub tsv_quotes: bool,
+    /// Seconds to wait for the spaCy sidecar (DAE's parser, the QA metrics' answer selection)
+    /// to start and report ready (default 120). A sidecar that does not start fails its
+    /// metric once, naming the time waited.
+    #[arg(long, value_name = "SECS", env = factpico_nlp::sidecar::STARTUP_TIMEOUT_ENV,
+          value_parser = factpico_nlp::sidecar::parse_timeout_secs)]
+    pub sidecar_startup_timeout: Option<std::time::Duration>,
     /// Metrics to compute, comma-separated (see `factpico metrics`).
     #[arg(long, value_delimiter = ',', default_value = "rougeL,fkgl")]
     pub metrics: Vec<String>,
@@ -237,6 +243,10 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         for w in matches.map(|m| UnitArgs::ignored_flags(m, &args.metrics)).unwrap_or_default() {
             eprintln!("warning: {w}");
         }
+    }
+    if let Some(t) = args.sidecar_startup_timeout {
+        // Not part of the options: how long to wait for a start never changes a score.
+        factpico_nlp::sidecar::set_default_startup_timeout(t);
     }
     let scorer = Scorer::try_new(options)?;
     let extra_fields = args.extra_fields(&scorer.row_inputs())?;

@@ -644,7 +644,7 @@ fn d08_sidecar_startup_timeout_is_a_user_option() {
         assert!(err.contains("start-up timeout 1.5 s"), "{how}: the error gives the timeout and the time waited: {err}");
     }
     for bad in ["0", "-3", "soon", "NaN"] {
-        let o = bin().args(base).args(["--sidecar-startup-timeout", bad]).output().unwrap();
+        let o = bin().args(base).arg(format!("--sidecar-startup-timeout={bad}")).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(stderr(&o).contains("positive number of seconds"), "{bad}: {}", stderr(&o));
     }
