@@ -60,3 +60,11 @@ fn crlf_csv_rows_have_the_right_lines() {
     let lines: Vec<usize> = t.rows.iter().map(|r| r.line).collect();
     assert_eq!(lines, [2, 3, 4, 6]);
 }
+#[test]
+fn tsv_quoted_reads_csv_style_quoting() {
+    let t = parse("id\tnote\th\na\t\"x\ty\"\t3\nb\t\"say \"\"hi\"\"\"\t2\n", Format::TsvQuoted).unwrap();
+    assert_eq!(t.rows.len(), 2);
+    assert_eq!(cell(&t, 0, "note"), "x\ty");
+    assert_eq!(cell(&t, 1, "note"), "say \"hi\"");
+}
+
