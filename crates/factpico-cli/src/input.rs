@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use anyhow::{bail, Context, Result};
+use factpico_io::delimited::{self, lines_text, scan_record, LineCounter};
 use sha2::Digest;
 
 /// Input file format.
@@ -576,29 +577,6 @@ fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Ite
     })
 }
 
-/// Line numbers of a byte stream: `\n`, `\r\n` and a lone `\r` each end a line (as the
-/// csv crate splits records). The csv crate's own line count lags by one after a `\r\n`
-/// (it counts the `\n` when the next record starts), so record lines are counted here.
-#[derive(Debug, Clone, Copy)]
-struct LineCounter {
-    /// 1-based line of the next byte.
-    line: u64,
-    prev_cr: bool,
-}
-
-impl LineCounter {
-    fn new() -> Self {
-        Self { line: 1, prev_cr: false }
-    }
-
-    fn push(&mut self, b: u8) {
-        if b == b'\r' || (b == b'\n' && !self.prev_cr) {
-            self.line += 1;
-        }
-        self.prev_cr = b == b'\r';
-    }
-}
-
 /// Passes bytes through and keeps a copy of them until the record that holds them is read
 /// (to count lines and check quoting on the raw bytes of each record).
 struct Tee<R> {
@@ -613,85 +591,6 @@ impl<R: Read> Read for Tee<R> {
             log.extend_from_slice(&buf[..n]);
         }
         Ok(n)
-    }
-}
-
-/// What is wrong with the quoting of one record's raw bytes (RFC 4180: a quoted field ends
-/// with a quote followed by a delimiter or a line end; a quote inside it is doubled).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum QuoteProblem {
-    /// A quoted field that is never closed: it runs to the end of the input.
-    Unclosed { open: u64, last: u64 },
-    /// Text follows the quote that closes a quoted field (`"a"b`): usually a stray opening
-    /// quote that was closed by an unrelated quote later, merging lines into one record.
-    StrayText { open: u64, close: u64 },
-}
-
-/// The raw bytes of one record: its first and last line (leading blank lines skipped) and
-/// any quoting problem. `lines` is the counter at the first byte; it is advanced past `raw`.
-fn scan_record(raw: &[u8], delimiter: u8, quoting: bool, lines: &mut LineCounter) -> (u64, u64, Option<QuoteProblem>) {
-    #[derive(Clone, Copy, PartialEq)]
-    enum St {
-        Start,
-        Unquoted,
-        Quoted,
-        QuoteSeen,
-        Done,
-    }
-    let mut st = St::Start;
-    let mut first = None;
-    let mut last = lines.line;
-    let (mut open, mut close) = (0, 0);
-    let mut problem = None;
-    for &b in raw {
-        let term = b == b'\n' || b == b'\r';
-        if !term && first.is_none() {
-            first = Some(lines.line);
-        }
-        if !term && st != St::Done {
-            last = lines.line;
-        }
-        st = match st {
-            St::Done => St::Done,
-            _ if first.is_none() => St::Start, // blank lines before the record
-            St::Start if quoting && b == b'"' => {
-                open = lines.line;
-                St::Quoted
-            }
-            St::Start | St::Unquoted if b == delimiter => St::Start,
-            St::Start | St::Unquoted | St::QuoteSeen if term => St::Done,
-            St::Start | St::Unquoted => St::Unquoted,
-            St::Quoted if b == b'"' => {
-                close = lines.line;
-                St::QuoteSeen
-            }
-            St::Quoted => {
-                if term {
-                    last = lines.line;
-                }
-                St::Quoted
-            }
-            St::QuoteSeen if b == b'"' => St::Quoted,
-            St::QuoteSeen if b == delimiter => St::Start,
-            St::QuoteSeen => {
-                problem.get_or_insert(QuoteProblem::StrayText { open, close });
-                St::Unquoted
-            }
-        };
-        lines.push(b);
-    }
-    if st == St::Quoted {
-        problem = Some(QuoteProblem::Unclosed { open, last });
-    }
-    let first = first.unwrap_or(lines.line);
-    (first, last.max(first), problem)
-}
-
-fn lines_text(first: u64, last: u64) -> String {
-    if first == last {
-        format!("line {first}")
-    } else {
-        format!("lines {first}-{last}")
     }
 }
 
@@ -730,11 +629,7 @@ impl<R: Read> DelimitedReader<R> {
             match at.as_slice() {
                 [] => Ok(None),
                 [i] => Ok(Some(i - 1)),
-                many => bail!(
-                    "column `{name}` appears more than once in the header (columns {}); rename or drop the others \
-                     (factpico does not guess which one is meant: Python's csv.DictReader would take the last, pandas would rename them)",
-                    many.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
-                ),
+                many => bail!("{}", delimited::duplicate_column(name, many)),
             }
         };
         let require = |name: &str, what: &str| -> Result<usize> {
@@ -816,32 +711,14 @@ impl<R: Read> Iterator for DelimitedReader<R> {
         let row = self.row;
         let (first, last, problem) = scan_record(&raw, self.delimiter, self.quoting, &mut self.lines);
         let at = lines_text(first, last);
-        match problem {
-            Some(QuoteProblem::Unclosed { open, last }) => {
+        if let Some(problem) = problem {
+            let hint = if self.delimiter == b'\t' { ", or drop --tsv-quotes to read quotes literally" } else { "" };
+            let message = problem.describe(row, &at, hint);
+            if problem.is_fatal() {
                 self.done = true;
-                return Some(Err(RowError::fatal(
-                    row,
-                    format!(
-                        "record {row} (line {open}): a quoted field opened on line {open} is never closed, so the rest of \
-                         the file ({}) would be read as one field; close the quote (a quote inside a quoted field is \
-                         written twice: \"\"){}",
-                        lines_text(open, last),
-                        if self.delimiter == b'\t' { ", or drop --tsv-quotes to read quotes literally" } else { "" }
-                    ),
-                )));
+                return Some(Err(RowError::fatal(row, message)));
             }
-            Some(QuoteProblem::StrayText { open, close }) => {
-                return Some(Err(RowError::new(
-                    row,
-                    None,
-                    format!(
-                        "record {row} ({at}): the quoted field opened on line {open} is closed on line {close} by a quote \
-                         followed by more text, so {at} were read as one record; a quote inside a field must be \
-                         doubled (\"\") and only a whole field can be quoted"
-                    ),
-                )));
-            }
-            None => {}
+            return Some(Err(RowError::new(row, None, message)));
         }
         if let Err(e) = res {
             let message = match e.kind() {

@@ -353,3 +353,18 @@ impl CsvOut {
         Ok(())
     }
 }
+
+/// Writes `text` to standard output and flushes it. `Ok(false)` when standard output is a
+/// pipe whose reader has gone (`factpico metrics | head -1`): the reader chose to stop, so
+/// that is not an error of ours (`print!` would panic there).
+///
+/// # Errors
+/// Any other write failure (e.g. a full disk behind a redirection), naming standard output.
+pub fn print_stdout(text: &str) -> Result<bool> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write to standard output")),
+    }
+}

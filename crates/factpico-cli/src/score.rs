@@ -1,6 +1,5 @@
 //! `factpico score`: score a file of (abstract, summary) pairs.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -38,6 +37,12 @@ pub struct ScoreArgs {
     pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub fields: input::InputArgs,
+    /// Seconds to wait for the spaCy sidecar (DAE's parser, the QA metrics' answer selection)
+    /// to start and report ready (default 120). A sidecar that does not start fails its
+    /// metric once, naming the time waited.
+    #[arg(long, value_name = "SECS", env = factpico_nlp::sidecar::STARTUP_TIMEOUT_ENV,
+          value_parser = factpico_nlp::sidecar::parse_timeout_secs)]
+    pub sidecar_startup_timeout: Option<std::time::Duration>,
     /// Metrics to compute, comma-separated (see `factpico metrics`).
     #[arg(long, value_delimiter = ',', default_value = "rougeL,fkgl")]
     pub metrics: Vec<String>,
@@ -160,6 +165,10 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             eprintln!("warning: {w}");
         }
     }
+    if let Some(t) = args.sidecar_startup_timeout {
+        // Not part of the options: how long to wait for a start never changes a score.
+        factpico_nlp::sidecar::set_default_startup_timeout(t);
+    }
     let scorer = Scorer::try_new(options)?;
     let extra_fields = args.extra_fields(&scorer.row_inputs())?;
     let fields = args.fields.field_map(extra_fields);
@@ -273,6 +282,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         None => String::new(),
     };
     let mut first_skipped: Option<String> = None;
+    let mut explaining = args.explain;
     loop {
         let mut recs: Vec<Record> = records.by_ref().take(block).collect();
         if recs.is_empty() {
@@ -318,9 +328,9 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     skipped_row(e, &provenance)
                 }
             };
-            if args.explain {
+            if explaining {
                 let texts = rec.as_ref().ok().map(|r| factpico::explain::RowTexts { source: &r.source, summary: &r.summary });
-                progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
+                explaining = progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
             }
             writer.write(&report)?;
             count(&report, &mut csv, &mut summary)?;
@@ -370,23 +380,33 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if to_stdout {
         eprintln!("{table}");
     } else {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{table}")
-            .and_then(|()| stdout.flush())
-            .context("cannot write the per-system table to standard output (the rows were written)")?;
+        let written = output::print_stdout(&format!("{table}\n"))
+            .context("cannot write the per-system table (the rows were written)")?;
+        if !written {
+            // Its reader closed standard output (`--explain | head`): the table is not lost.
+            eprintln!("standard output was closed; the per-system table:\n{table}");
+        }
     }
     Ok(0)
 }
 
-/// Prints a row's explanation (each metric unit's rendering of its details) to stdout, or to
-/// stderr when stdout carries the rows (`-o -`).
-fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) {
+/// Prints a row's explanation (`--explain`: each metric unit's rendering of its details) to
+/// standard output, or to standard error when the rows go to standard output (`-o -`). Returns `false` when standard output can no longer be
+/// written (its reader closed it, as `| head` does, or a write failed): explaining stops
+/// with a warning, scoring goes on.
+fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) -> bool {
     let s = factpico::explain::render_text(r, texts);
     if to_stderr {
         eprint!("{s}");
-    } else {
-        print!("{s}");
+        return true;
     }
+    let why = match output::print_stdout(&s) {
+        Ok(true) => return true,
+        Ok(false) => "standard output was closed".to_owned(),
+        Err(e) => format!("{e:#}"),
+    };
+    eprintln!("warning: {why}: --explain stops printing explanations; scoring goes on");
+    false
 }
 
 fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {

@@ -554,3 +554,98 @@ fn d16_single_text_columns_survive_an_empty_other_text() {
     }
     assert!(none["scores"].as_object().unwrap().values().all(serde_json::Value::is_null));
 }
+
+/// A standard output whose reader is already gone (as after `| head -1`): every write to it
+/// fails with a broken pipe.
+fn closed_stdout() -> std::process::Stdio {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer.into()
+}
+
+/// `--explain` printed with `print!`, which panics when standard output is closed
+/// (`factpico score in.jsonl -o out.jsonl --explain | head -1`). The explanations stop, the
+/// scoring goes on and the output is complete; no panic.
+#[test]
+fn explain_on_a_closed_stdout_stops_explaining_and_finishes_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 20);
+    let out = dir.path().join("o.jsonl");
+    let o = bin()
+        .args(["score", s(&input), "-o", s(&out), "-q", "--explain"])
+        .stdout(closed_stdout())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.status.success(), "{err}");
+    assert_eq!(rows(&out).len(), 20);
+    assert!(err.contains("standard output was closed"), "the user is told: {err}");
+    // The per-system table, meant for standard output, is not lost: it goes to standard error.
+    assert!(err.contains("| system | rows |") && err.contains("(all)"), "{err}");
+}
+
+/// The listing commands on a closed standard output end quietly (as `ls | head` does), and
+/// `diff` keeps its drift exit code; none panics.
+#[test]
+fn listings_on_a_closed_stdout_do_not_panic() {
+    let o = bin().args(["metrics"]).stdout(closed_stdout()).output().unwrap();
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.jsonl", br#"{"id":"x","scores":{"rougeL":0.5}}
+"#);
+    let b = write(dir.path(), "b.jsonl", br#"{"id":"x","scores":{"rougeL":0.7}}
+"#);
+    let o = bin().args(["diff", s(&a), s(&b)]).stdout(closed_stdout()).output().unwrap();
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "drift is still reported by the exit code: {}", stderr(&o));
+}
+
+/// Defect 8, the option it asked for: the spaCy sidecar's start-up timeout (120 s by default)
+/// is a user setting, `--sidecar-startup-timeout SECS` or `FACTPICO_SIDECAR_STARTUP_TIMEOUT`,
+/// so that a sidecar that never becomes ready fails the run in seconds, saying how long it
+/// waited; a value that is not a positive number of seconds is refused.
+#[cfg(feature = "dae")]
+#[test]
+fn d08_sidecar_startup_timeout_is_a_user_option() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("python");
+    std::fs::write(&fake, "#!/bin/sh\nexec sleep 300\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let model = support::fixtures().join("models/dae-tiny");
+    let input = support::fixtures().join("pairs.jsonl");
+    let out = dir.path().join("o.jsonl");
+    let base = ["score", s(&input), "-q", "--metrics", "dae", "--dae-model", s(&model), "-o", s(&out)];
+    for (how, flag, env) in [("flag", Some("1.5"), None), ("environment", None, Some("1.5"))] {
+        let mut cmd = bin();
+        cmd.args(base).env("FACTPICO_SIDECAR_PYTHON", &fake).env_remove("FACTPICO_SIDECAR_STARTUP_TIMEOUT");
+        if let Some(v) = flag {
+            cmd.args(["--sidecar-startup-timeout", v]);
+        }
+        if let Some(v) = env {
+            cmd.env("FACTPICO_SIDECAR_STARTUP_TIMEOUT", v);
+        }
+        let mut child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let t = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if t.elapsed() > Duration::from_secs(90) {
+                child.kill().unwrap();
+                panic!("{how}: the run still waits for the sidecar after 90 s: the timeout was not applied");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{how}: {err}");
+        assert!(err.contains("start-up timeout 1.5 s"), "{how}: the error gives the timeout and the time waited: {err}");
+    }
+    for bad in ["0", "-3", "soon", "NaN"] {
+        let o = bin().args(base).arg(format!("--sidecar-startup-timeout={bad}")).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("positive number of seconds"), "{bad}: {}", stderr(&o));
+    }
+}

@@ -20,10 +20,15 @@
 //!   or hard link), lies inside a registered directory, or collides with another output of
 //!   the same run is refused before anything is written.
 //!
+//! * [`delimited`]: the raw-byte rules both CSV / TSV readers follow (`factpico score`'s
+//!   input, `factpico meta-eval`'s files): line numbers, quotes never closed or followed by
+//!   text, literal TSV, duplicate header names.
+//!
 //! Errors carry the path and what was being done ([`Error::Io`]); the I/O error is the
 //! `source()` (`anyhow`'s `{:#}` prints both).
 
 mod atomic;
+pub mod delimited;
 mod error;
 mod guard;
 mod partial;

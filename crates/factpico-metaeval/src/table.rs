@@ -8,8 +8,12 @@
 //!   and a row without an id (unreadable input) is counted and dropped. Any
 //!   other object is a flat row whose scalar fields are the columns.
 //! * **JSON** (`.json`): an array of such objects.
-//! * **CSV** / **TSV** (`.csv`, `.tsv`): a header line, then one row per record
-//!   (quoted fields may contain newlines).
+//! * **CSV** / **TSV** (`.csv`, `.tsv`): a header line, then one row per record, read
+//!   by the same rules as `factpico score`'s input ([`factpico_io::delimited`]): CSV
+//!   quoting is RFC 4180 (quoted fields may contain newlines; a quote that is never closed
+//!   or is followed by text is an error naming the lines); TSV cells are literal, quotes
+//!   included ([`Format::TsvQuoted`] reads CSV-style quoting); a header name used twice is
+//!   refused.
 //!
 //! Numeric cells: JSON numbers, or strings that parse as `f64`. Missing:
 //! JSON `null`, and the strings `""`, `NA`, `N/A`, `NaN`, `nan`, `null`,
@@ -19,6 +23,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use factpico_io::delimited::{self, lines_text, LineCounter};
 use serde_json::Value;
 
 use crate::error::{Error, Result, Side};
@@ -33,8 +38,13 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header.
     Csv,
-    /// Tab-separated values with a header.
+    /// Tab-separated values with a header; cells are literal, quotes included (as
+    /// `factpico score` reads TSV).
     Tsv,
+    /// Tab-separated values with CSV-style quoting (quoted cells may hold tabs and line
+    /// breaks, `""` is a quote), as pandas' `to_csv(sep="\t")` writes them (`factpico score
+    /// --tsv-quotes`). Never inferred from the extension.
+    TsvQuoted,
 }
 
 impl Format {
@@ -120,8 +130,9 @@ impl Table {
             dropped: Vec::new(),
         };
         match format {
-            Format::Csv => t.read_delimited(text, b',')?,
-            Format::Tsv => t.read_delimited(text, b'\t')?,
+            Format::Csv => t.read_delimited(text, b',', true)?,
+            Format::Tsv => t.read_delimited(text, b'\t', false)?,
+            Format::TsvQuoted => t.read_delimited(text, b'\t', true)?,
             Format::Jsonl => {
                 let mut n = 0;
                 for (i, line) in text.lines().enumerate() {
@@ -167,27 +178,70 @@ impl Table {
         }
     }
 
-    fn read_delimited(&mut self, text: &str, delimiter: u8) -> Result<()> {
-        let csv_err = |e: csv::Error| Error::Csv { path: self.path.clone(), message: e.to_string() };
+    /// CSV / TSV rows, read by the rules of `factpico score`'s input
+    /// ([`factpico_io::delimited`]): `quoting` off reads TSV cells literally; a quote never
+    /// closed, text after a closing quote and a repeated header name are errors naming the
+    /// lines or columns.
+    fn read_delimited(&mut self, text: &str, delimiter: u8, quoting: bool) -> Result<()> {
+        let path = self.path.clone();
+        let err = |message: String| Error::Csv { path: path.clone(), message };
         let mut rdr = csv::ReaderBuilder::new()
             .delimiter(delimiter)
+            .quoting(quoting)
             .flexible(false)
             .from_reader(text.as_bytes());
-        let headers: Vec<String> = rdr.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_owned()).collect();
+        let headers: Vec<String> =
+            rdr.headers().map_err(|e| err(e.to_string()))?.iter().map(|h| h.trim().to_owned()).collect();
+        for (i, h) in headers.iter().enumerate() {
+            let at: Vec<usize> = headers.iter().enumerate().filter(|(_, g)| *g == h).map(|(j, _)| j + 1).collect();
+            if at.len() > 1 && at[0] == i + 1 {
+                return Err(err(delimited::duplicate_column(h, &at)));
+            }
+        }
         for h in &headers {
             self.see(h);
         }
+        let bytes = text.as_bytes();
+        let offset = |p: &csv::Position| usize::try_from(p.byte()).unwrap_or(usize::MAX).min(bytes.len());
+        let mut lines = LineCounter::new();
+        let mut start = offset(rdr.position());
+        for &b in &bytes[..start] {
+            lines.push(b);
+        }
+        let hint = if delimiter == b'\t' { ", or read the file's quotes literally (format tsv)" } else { "" };
         let mut rows = Vec::new();
-        let mut lines = LineIndex { text: text.as_bytes(), at: 0, line: 1 };
-        for (i, rec) in rdr.records().enumerate() {
-            let rec = rec.map_err(|e| Error::Csv { path: self.path.clone(), message: e.to_string() })?;
-            let cells = headers
-                .iter()
-                .zip(rec.iter())
-                .map(|(h, v)| (h.clone(), Value::String(v.to_owned())))
-                .collect();
-            let line = rec.position().map_or(0, |p| lines.line_of(usize::try_from(p.byte()).unwrap_or(usize::MAX)));
-            rows.push(Row { row: i + 1, line, cells, ..Row::default() });
+        let mut rec = csv::StringRecord::new();
+        for n in 1u64.. {
+            let res = rdr.read_record(&mut rec);
+            let end = offset(rdr.position());
+            let raw = &bytes[start..end.max(start)];
+            start = end.max(start);
+            if matches!(res, Ok(false)) {
+                break;
+            }
+            let (first, last, problem) = delimited::scan_record(raw, delimiter, quoting, &mut lines);
+            let at = lines_text(first, last);
+            if let Some(p) = problem {
+                return Err(err(p.describe(n, &at, hint)));
+            }
+            if let Err(e) = res {
+                let literal = if !quoting && raw.contains(&b'"') {
+                    " (TSV cells are read literally; if this file quotes its cells CSV-style, as pandas' \
+                     to_csv(sep='\\t') does, read it as tsv_quoted: --ratings-format / --scores-format tsv-quoted)"
+                } else {
+                    ""
+                };
+                let what = match e.kind() {
+                    csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+                        format!("found {len} fields, but the header has {expected_len}")
+                    }
+                    _ => e.to_string(),
+                };
+                return Err(err(format!("record {n} ({at}): {what}{literal}")));
+            }
+            let cells = headers.iter().zip(rec.iter()).map(|(h, v)| (h.clone(), Value::String(v.to_owned()))).collect();
+            let row = usize::try_from(n).unwrap_or(usize::MAX);
+            rows.push(Row { row, line: usize::try_from(first).unwrap_or(usize::MAX), cells, ..Row::default() });
         }
         self.rows = rows;
         Ok(())
@@ -325,33 +379,6 @@ impl Table {
             column: col.to_owned(),
             value: value.chars().take(40).collect(),
         }
-    }
-}
-
-/// Line numbers of byte offsets of a text, counted forward (`\n`, `\r\n` and a lone `\r`
-/// end a line, as the csv crate splits records; its own line count lags after `\r\n`).
-struct LineIndex<'a> {
-    text: &'a [u8],
-    at: usize,
-    line: usize,
-}
-
-impl LineIndex<'_> {
-    /// The 1-based line of the first non-line-break byte at or after `offset` (offsets only
-    /// increase between calls).
-    fn line_of(&mut self, offset: usize) -> usize {
-        let mut end = offset.min(self.text.len());
-        while end < self.text.len() && matches!(self.text[end], b'\r' | b'\n') {
-            end += 1;
-        }
-        while self.at < end {
-            let b = self.text[self.at];
-            if b == b'\r' || (b == b'\n' && (self.at == 0 || self.text[self.at - 1] != b'\r')) {
-                self.line += 1;
-            }
-            self.at += 1;
-        }
-        self.line
     }
 }
 
