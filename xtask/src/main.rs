@@ -14,6 +14,8 @@
 //! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
 //!   benchmark vs the Python reference (`bench_qa.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
+//! * `cargo xtask pytest [ARGS]` — the Python package's stage alone (`pytest.rs`): venv, wheel,
+//!   pytest; `cargo xtask test` runs it after `cargo test` unless given targeted arguments.
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -25,6 +27,7 @@ mod export;
 mod fixtures;
 mod ort;
 mod python;
+mod pytest;
 mod bench_dae;
 mod bench_qa;
 mod sidecar;
@@ -42,6 +45,12 @@ enum Cmd {
     Test {
         /// Extra arguments passed to `cargo test` (e.g. `--test cli`, `-- --nocapture`); the
         /// test harness always gets `--show-output`, so passing tests print what they compared.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The Python package's tests only (venv, wheel, pytest); extra arguments go to pytest.
+    Pytest {
+        /// Extra arguments passed to pytest (e.g. `-k rouge`, `-x`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -107,12 +116,17 @@ fn main() -> Result<()> {
     match cli.cmd {
         Cmd::Test { args } => {
             let mut cmd = cargo();
-            if let Some(lib) = ort::prepare_for_tests()? {
+            let ort_lib = ort::prepare_for_tests()?;
+            if let Some(lib) = &ort_lib {
                 cmd.env("ORT_DYLIB_PATH", lib);
             }
-            if let Some(py) = sidecar::prepare_for_tests()? {
+            let sidecar_py = sidecar::prepare_for_tests()?;
+            if let Some(py) = &sidecar_py {
                 cmd.env(sidecar::PYTHON_ENV, py);
             }
+            // A targeted run (`cargo xtask test --test cli`) is Rust only; the full run adds the
+            // Python package's stage (`FACTPICO_SKIP_PYTHON=1` skips it, with a notice).
+            let python_stage = args.is_empty();
             // --no-fail-fast: one failing test binary must not hide the results of the others.
             // --show-output: the golden/parity tests print what they compared (counts), and
             // that evidence belongs in CI's log, not only in failures.
@@ -121,7 +135,21 @@ fn main() -> Result<()> {
                 Some(i) => args.insert(i + 1, "--show-output".into()),
                 None => args.extend(["--".into(), "--show-output".into()]),
             }
-            run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
+            let rust = run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args));
+            let python = if !python_stage {
+                Ok(())
+            } else if std::env::var("FACTPICO_SKIP_PYTHON").is_ok_and(|v| v == "1") {
+                eprintln!("xtask: SKIP the Python package's tests (FACTPICO_SKIP_PYTHON=1)");
+                Ok(())
+            } else {
+                pytest::run_stage(ort_lib.as_deref(), sidecar_py.as_deref(), &[])
+            };
+            rust.and(python)
+        }
+        Cmd::Pytest { args } => {
+            let ort_lib = ort::prepare_for_tests()?;
+            let sidecar_py = sidecar::prepare_for_tests()?;
+            pytest::run_stage(ort_lib.as_deref(), sidecar_py.as_deref(), &args)
         }
         Cmd::Ort => ort::setup(),
         Cmd::Export { what } => export::export(what),

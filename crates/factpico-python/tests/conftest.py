@@ -1,0 +1,141 @@
+"""Shared fixtures of the Python package's tests.
+
+* ``repo``: the repository root; ``fixture_pairs`` (always available) and ``real_pairs`` (the 300
+  real pairs of ``../shared``, via ``tests/goldens/corpus.py``, the loader of the Rust golden
+  tests: visible SKIP without it, failure under ``FACTPICO_REQUIRE_SHARED=1``).
+* ``cli``: runs the ``factpico`` binary (``$FACTPICO_CLI``, else ``target/debug/factpico``) on
+  rows and returns its output rows, for the "identical to the CLI" checks.
+* ``report``: lines printed in pytest's terminal summary (figures the tests measured).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "tests" / "goldens"))
+import corpus  # noqa: E402  (tests/goldens/corpus.py)
+
+_REPORT: List[str] = []
+
+
+def shared_required() -> bool:
+    return os.environ.get("FACTPICO_REQUIRE_SHARED") == "1"
+
+
+def require_shared(what: str) -> Path:
+    root = corpus.shared_root()
+    path = root / what
+    if not path.exists():
+        if shared_required():
+            pytest.fail(f"../shared/{what} is missing and FACTPICO_REQUIRE_SHARED=1")
+        pytest.skip(f"SKIP: ../shared/{what} not found (set FACTPICO_SHARED or check out shared/ beside the repo)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def fixture_pairs() -> List[Dict[str, str]]:
+    return [{"id": i, "source": s, "summary": t} for i, s, t in corpus.fixture_pairs()]
+
+
+@pytest.fixture(scope="session")
+def real_pairs() -> List[Dict[str, str]]:
+    require_shared("data/infolossqa/processed/documents.json")
+    require_shared("data/shaib2023/single-doc-annotations/single_doc_annotations_1.csv")
+    pairs = [{"id": i, "source": s, "summary": t} for i, s, t in corpus.pairs()]
+    assert len(pairs) == 300
+    return pairs
+
+
+@pytest.fixture(scope="session")
+def minilm() -> Path:
+    return require_shared("models/minilm-nli")
+
+
+class Cli:
+    """The ``factpico`` command-line tool."""
+
+    def __init__(self, exe: Path, tmp: Path) -> None:
+        self.exe = exe
+        self.tmp = tmp
+        self.env = dict(os.environ)
+        lib = os.environ.get("FACTPICO_CLI_ORT_DYLIB_PATH")
+        if lib:
+            self.env["ORT_DYLIB_PATH"] = lib
+
+    def score(self, rows: Sequence[Dict[str, Any]], args: Sequence[str], name: str = "in") -> List[Dict[str, Any]]:
+        src = self.tmp / f"{name}.jsonl"
+        out = self.tmp / f"{name}.scores.jsonl"
+        with open(src, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        cmd = [str(self.exe), "score", str(src), "-o", str(out), "--quiet", "--id-field", "id", *args]
+        p = subprocess.run(cmd, env=self.env, capture_output=True, text=True, cwd=self.tmp)
+        assert p.returncode == 0, f"{' '.join(cmd)} failed:\n{p.stderr}"
+        with open(out, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    exe = Path(os.environ.get("FACTPICO_CLI", REPO / "target" / "debug" / "factpico"))
+    if not exe.exists():
+        pytest.fail(f"factpico CLI not found at {exe} (cargo build -p factpico-cli, or set FACTPICO_CLI)")
+    return Cli(exe, tmp_path_factory.mktemp("cli"))
+
+
+def comparable(row: Dict[str, Any]) -> Dict[str, Any]:
+    """A row without what only the CLI knows (the input file's format and field mapping)."""
+    r = json.loads(json.dumps(row))
+    prov = r.get("provenance")
+    if isinstance(prov, dict):
+        prov.pop("input", None)
+    return r
+
+
+def assert_rows_equal(ours: Sequence[Dict[str, Any]], theirs: Sequence[Dict[str, Any]], what: str) -> None:
+    assert len(ours) == len(theirs), f"{what}: {len(ours)} rows vs the CLI's {len(theirs)}"
+    for a, b in zip(ours, theirs):
+        ca, cb = comparable(a), comparable(b)
+        assert ca == cb, f"{what}: row {b.get('id')} differs from the CLI's:\n ours {ca}\n CLI  {cb}"
+
+
+@pytest.fixture(scope="session")
+def report() -> List[str]:
+    return _REPORT
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _REPORT:
+        terminalreporter.section("factpico measurements")
+        for line in _REPORT:
+            terminalreporter.write_line(line)
+
+
+def model_dir(name: str) -> Path:
+    return REPO / "fixtures" / "models" / name
+
+
+def cli_model_args(options: Dict[str, Any]) -> List[str]:
+    """CLI flags for a ``models`` options dict (the option names are the flags' names)."""
+    flag = {"dae_arcs": "--arcs", "dae_parser": "--parser", "qa_answers": "--answers"}
+    out: List[str] = []
+    for k, v in options.items():
+        out += [flag.get(k, "--" + k.replace("_", "-")), str(v)]
+    return out
+
+
+def first_of(items: Optional[Sequence[Any]]) -> Any:
+    return items[0] if items else None

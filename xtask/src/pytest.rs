@@ -1,0 +1,112 @@
+//! The Python package's test stage (`cargo xtask pytest`, also the last step of
+//! `cargo xtask test`):
+//!
+//! 1. **venv**: `.factpico/pytest-venv`, created with `python3 -m venv` and filled from
+//!    `crates/factpico-python/requirements-test.txt` (pytest, onnxruntime = `ORT_VERSION`, the
+//!    reference packages rouge-score 0.1.2 and textstat 0.7.3, pyarrow, ray[data], pyspark).
+//!    Re-filled only when that file changes (its sha256 is stamped in the venv).
+//! 2. **wheel**: `pip install crates/factpico-python` — the README's install command, building the
+//!    wheel with maturin from PyPI — with `MATURIN_PEP517_ARGS=--profile dev` and the workspace's
+//!    target directory, so the ONNX crates already compiled by `cargo build`/`cargo test` are
+//!    reused instead of a second, release-profile build (`FACTPICO_WHEEL_PROFILE=release` for the
+//!    release build users get).
+//! 3. **pytest** on `crates/factpico-python/tests` with `FACTPICO_CLI` (the workspace's `factpico`
+//!    binary, for the identity tests) and the ONNX Runtime library / sidecar of the Rust tests.
+//!
+//! Each sub-stage prints its wall time (`xtask: python stage: ...`), which `.ci/run`'s log keeps.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use crate::python::{repo_root, run, work_dir};
+
+fn venv_python(venv: &Path) -> PathBuf {
+    venv.join("bin").join("python")
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// The venv with the test requirements, (re)created when the requirements changed.
+fn venv() -> Result<PathBuf> {
+    let venv = work_dir("pytest-venv");
+    let py = venv_python(&venv);
+    let req = repo_root().join("crates/factpico-python/requirements-test.txt");
+    let want = sha256_hex(&std::fs::read(&req).with_context(|| format!("reading {}", req.display()))?);
+    let stamp = venv.join("factpico-requirements.sha256");
+    if py.exists() && std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == want) {
+        return Ok(py);
+    }
+    let base = std::env::var("FACTPICO_PYTHON").unwrap_or_else(|_| "python3".into());
+    eprintln!("xtask: creating {} ({base}; pytest, onnxruntime, rouge-score, textstat, ray[data], pyspark from PyPI)", venv.display());
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv).with_context(|| format!("removing the stale {}", venv.display()))?;
+    }
+    run(Command::new(&base).args(["-m", "venv"]).arg(&venv))
+        .with_context(|| format!("`{base} -m venv` failed: install Python >= 3.9 with the venv module"))?;
+    run(Command::new(&py).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"]).arg(&req))
+        .context("pip install of the Python test requirements failed (PyPI reachable?)")?;
+    std::fs::write(&stamp, want)?;
+    Ok(py)
+}
+
+/// The workspace's target directory (where `cargo build` put the `factpico` binary).
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), PathBuf::from)
+}
+
+/// Builds and installs the wheel into the venv (see the module docs).
+fn install_wheel(py: &Path) -> Result<()> {
+    let profile = std::env::var("FACTPICO_WHEEL_PROFILE").unwrap_or_else(|_| "dev".into());
+    let _ = Command::new(py).args(["-m", "pip", "uninstall", "--quiet", "--yes", "factpico"]).status();
+    run(Command::new(py)
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+        .arg(repo_root().join("crates/factpico-python"))
+        .env("MATURIN_PEP517_ARGS", format!("--profile {profile}"))
+        .env("CARGO_TARGET_DIR", target_dir()))
+    .context("building/installing the factpico wheel failed")
+}
+
+/// Runs the Python stage; `pytest_args` go to pytest.
+///
+/// # Errors
+/// A failing sub-stage or failing tests.
+pub fn run_stage(ort_lib: Option<&Path>, sidecar: Option<&Path>, pytest_args: &[String]) -> Result<()> {
+    let t0 = Instant::now();
+    let py = venv()?;
+    let t1 = Instant::now();
+    // The CLI the identity tests compare with (no-op when `cargo build`/`cargo test` built it).
+    run(crate::cargo().args(["build", "--locked", "--quiet", "-p", "factpico-cli"]).env("CARGO_TARGET_DIR", target_dir()))?;
+    install_wheel(&py)?;
+    let t2 = Instant::now();
+    let mut cmd = Command::new(&py);
+    cmd.args(["-m", "pytest", "-p", "no:cacheprovider", "-rs"])
+        .arg(repo_root().join("crates/factpico-python/tests"))
+        .args(pytest_args)
+        .current_dir(repo_root())
+        .env("FACTPICO_CLI", target_dir().join("debug").join("factpico"))
+        // The Python package loads ONNX Runtime from its onnxruntime wheel; the CLI it is
+        // compared with gets the library of the Rust tests.
+        .env_remove("ORT_DYLIB_PATH")
+        .env("RAY_AUTH_MODE", "disabled")
+        .env("RAY_USAGE_STATS_ENABLED", "0");
+    if let Some(lib) = ort_lib {
+        cmd.env("FACTPICO_CLI_ORT_DYLIB_PATH", lib);
+    }
+    if let Some(s) = sidecar {
+        cmd.env(crate::sidecar::PYTHON_ENV, s);
+    }
+    let result = run(&mut cmd);
+    let t3 = Instant::now();
+    eprintln!(
+        "xtask: python stage: venv {:.0}s, wheel (build + install) {:.0}s, pytest {:.0}s",
+        (t1 - t0).as_secs_f64(),
+        (t2 - t1).as_secs_f64(),
+        (t3 - t2).as_secs_f64()
+    );
+    result.context("Python package tests failed")
+}
