@@ -59,9 +59,50 @@ fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), PathBuf::from)
 }
 
+/// `crate feature "f"` lines of `cargo tree -e features` for the given selection.
+fn feature_lines(selection: &[&str], edges: &str) -> Result<std::collections::BTreeSet<String>> {
+    let out = crate::cargo()
+        .args(["tree", "--locked", "--prefix", "none", "-e", edges])
+        .args(selection)
+        .current_dir(repo_root())
+        .output()
+        .context("running cargo tree")?;
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(" feature \"") && !l.contains("(command-line)"))
+        .map(|l| l.trim_end_matches(" (*)").to_owned())
+        .collect())
+}
+
+/// Warns when the wheel build (factpico-python alone) would resolve a shared dependency with
+/// other features than `cargo build --workspace`, i.e. would recompile it and what depends on
+/// it instead of reusing the workspace's build (see the alignment block of
+/// `crates/factpico-python/Cargo.toml`).
+fn check_feature_alignment() -> Result<()> {
+    let ws = feature_lines(&["--workspace"], "features,normal,build,dev")?;
+    let py = feature_lines(&["-p", "factpico-python"], "features,normal,build")?;
+    let crate_of = |l: &String| l.split(' ').next().unwrap_or_default().to_owned();
+    let py_crates: std::collections::BTreeSet<String> = py.iter().map(crate_of).collect();
+    let drift: std::collections::BTreeSet<String> =
+        ws.difference(&py).filter(|l| py_crates.contains(&crate_of(l))).map(crate_of).collect();
+    if drift.is_empty() {
+        eprintln!("xtask: the wheel build resolves its dependencies with the workspace's features (build reused)");
+    } else {
+        eprintln!(
+            "xtask: WARNING: the wheel build will recompile {} and their dependents: their features differ from \
+             `cargo build --workspace`; name them in the alignment block of crates/factpico-python/Cargo.toml",
+            drift.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// Builds and installs the wheel into the venv (see the module docs).
 fn install_wheel(py: &Path) -> Result<()> {
     let profile = std::env::var("FACTPICO_WHEEL_PROFILE").unwrap_or_else(|_| "dev".into());
+    if profile == "dev" {
+        check_feature_alignment()?;
+    }
     let _ = Command::new(py).args(["-m", "pip", "uninstall", "--quiet", "--yes", "factpico"]).status();
     run(Command::new(py)
         .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])

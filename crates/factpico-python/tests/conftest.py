@@ -128,6 +128,32 @@ def model_dir(name: str) -> Path:
     return REPO / "fixtures" / "models" / name
 
 
+#: The model-based configuration that the CLI scores once per session (``align_cli``) and every
+#: AlignScore identity test compares with: the tiny AlignScore fixture plus the model-free metrics.
+ALIGN = {"alignscore_model": str(model_dir("alignscore-tiny"))}
+ALIGN_METRICS = ["alignscore", "rougeL", "fkgl"]
+#: Rows of ``align_rows``: the 300 real pairs repeated 7 times with distinct ids and systems
+#: (2,100 rows, the Ray test's), then the fixtures (without system).
+N_REPEATED = 2100
+
+
+@pytest.fixture(scope="session")
+def align_rows(real_pairs: List[Dict[str, str]], fixture_pairs: List[Dict[str, str]]) -> List[Dict[str, Any]]:
+    rows: List[Dict[str, Any]] = [
+        {"id": f"{p['id']}#{k}", "source": p["source"], "summary": p["summary"], "system": f"system-{k % 3}"}
+        for k in range(N_REPEATED // len(real_pairs))
+        for p in real_pairs
+    ]
+    assert len(rows) == N_REPEATED
+    return rows + [{**p, "system": None} for p in fixture_pairs]
+
+
+@pytest.fixture(scope="session")
+def align_cli(cli: "Cli", align_rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The CLI's rows for ``align_rows`` with ``ALIGN_METRICS`` (one run, shared by the tests)."""
+    return cli.score(align_rows, ["--metrics", ",".join(ALIGN_METRICS), *cli_model_args(ALIGN)], name="align-corpus")
+
+
 def cli_model_args(options: Dict[str, Any]) -> List[str]:
     """CLI flags for a ``models`` options dict (the option names are the flags' names)."""
     flag = {"dae_arcs": "--arcs", "dae_parser": "--parser", "qa_answers": "--answers"}

@@ -16,18 +16,8 @@ from typing import Any, Dict, List
 import pytest
 
 import factpico
-from conftest import comparable, model_dir, shared_required
-
-ALIGN = {"alignscore_model": str(model_dir("alignscore-tiny"))}
-METRICS = ["alignscore", "rougeL", "fkgl"]
-
-
-def _repeated(real_pairs: List[Dict[str, str]], times: int) -> List[Dict[str, Any]]:
-    return [
-        {"id": f"{p['id']}#{k}", "source": p["source"], "summary": p["summary"], "system": f"system-{k % 3}"}
-        for k in range(times)
-        for p in real_pairs
-    ]
+from conftest import ALIGN, N_REPEATED, comparable, shared_required
+from conftest import ALIGN_METRICS as METRICS
 
 
 def _same_as_cli(ours: List[Dict[str, Any]], theirs: List[Dict[str, Any]], what: str) -> None:
@@ -78,12 +68,12 @@ class PeakRss:
         self._t.join()
 
 
-def test_ray_data_actor_pool_2100_rows(cli, real_pairs, report) -> None:
+def test_ray_data_actor_pool_2100_rows(align_rows, align_cli, report) -> None:
     ray = pytest.importorskip("ray")
     import factpico.ray as fray
 
-    rows = _repeated(real_pairs, 7)
-    assert len(rows) == 2100
+    rows, theirs = align_rows[:N_REPEATED], align_cli[:N_REPEATED]
+    assert len(rows) == len({r["id"] for r in rows}) == 2100
     os.environ["RAY_AUTH_MODE"] = "disabled"
     token = Path.home() / ".ray" / "auth_token"
     had_token = token.exists()
@@ -102,7 +92,6 @@ def test_ray_data_actor_pool_2100_rows(cli, real_pairs, report) -> None:
             token.unlink()
     elapsed = time.perf_counter() - t0
     ours = factpico.rows_from_table(records)
-    theirs = cli.score(rows, ["--metrics", ",".join(METRICS), "--alignscore-model", ALIGN["alignscore_model"]], name="ray")
     _same_as_cli(ours, theirs, "Ray Data")
     # The constant provenance of the actors' scorer equals the CLI's.
     prov = factpico.Scorer(metrics=METRICS, models={**ALIGN, "threads": 1}).provenance
@@ -118,7 +107,7 @@ def _java() -> bool:
     return shutil.which("java") is not None
 
 
-def test_spark_map_in_pandas_local2(cli, real_pairs, fixture_pairs, report) -> None:
+def test_spark_map_in_pandas_local2(align_rows, align_cli, report) -> None:
     pytest.importorskip("pyspark")
     if not _java():
         if shared_required():
@@ -129,7 +118,8 @@ def test_spark_map_in_pandas_local2(cli, real_pairs, fixture_pairs, report) -> N
 
     import factpico.spark as fspark
 
-    rows = [dict(r) for r in _repeated(real_pairs, 1)] + [{**p, "system": None} for p in fixture_pairs]
+    rows = align_rows[:300] + align_rows[N_REPEATED:]
+    theirs = align_cli[:300] + align_cli[N_REPEATED:]
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     t0 = time.perf_counter()
@@ -153,7 +143,6 @@ def test_spark_map_in_pandas_local2(cli, real_pairs, fixture_pairs, report) -> N
         if rec.get("row") is not None:
             rec["row"] = int(rec["row"])
     ours = factpico.rows_from_table(records)
-    theirs = cli.score(rows, ["--metrics", ",".join(METRICS), "--alignscore-model", ALIGN["alignscore_model"]], name="spark")
     _same_as_cli(ours, theirs, "Spark mapInPandas")
     assert list(out.columns)[:4] == ["row", "id", "system", "input_sha256"]
     report.append(f"Spark local[2] mapInPandas: {len(rows)} rows, {','.join(METRICS)}: rows identical to the CLI's; {elapsed:.0f}s incl. start-up")
