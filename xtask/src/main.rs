@@ -91,7 +91,7 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa.
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, python (the Python package).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -158,6 +158,7 @@ fn main() -> Result<()> {
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
+        Cmd::Bench { what, .. } if what == "python" => pytest::bench(&[]),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),

@@ -31,18 +31,24 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(sha2::Sha256::digest(bytes))
 }
 
-/// The venv with the test requirements, (re)created when the requirements changed.
-fn venv() -> Result<PathBuf> {
-    let venv = work_dir("pytest-venv");
+/// `.factpico/<name>` with the requirements of `crates/factpico-python/<requirements>` (which may
+/// include `requirements-test.txt`), (re)created when those files changed.
+pub fn venv(name: &str, requirements: &str) -> Result<PathBuf> {
+    let venv = work_dir(name);
     let py = venv_python(&venv);
-    let req = repo_root().join("crates/factpico-python/requirements-test.txt");
-    let want = sha256_hex(&std::fs::read(&req).with_context(|| format!("reading {}", req.display()))?);
+    let dir = repo_root().join("crates/factpico-python");
+    let req = dir.join(requirements);
+    let mut stamped = Vec::new();
+    for f in [requirements, "requirements-test.txt"] {
+        stamped.extend(std::fs::read(dir.join(f)).with_context(|| format!("reading {f}"))?);
+    }
+    let want = sha256_hex(&stamped);
     let stamp = venv.join("factpico-requirements.sha256");
     if py.exists() && std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == want) {
         return Ok(py);
     }
     let base = std::env::var("FACTPICO_PYTHON").unwrap_or_else(|_| "python3".into());
-    eprintln!("xtask: creating {} ({base}; pytest, onnxruntime, rouge-score, textstat, ray[data], pyspark from PyPI)", venv.display());
+    eprintln!("xtask: creating {} ({base}; {requirements}: pytest, onnxruntime, rouge-score, textstat, ray[data], pyspark from PyPI)", venv.display());
     if venv.exists() {
         std::fs::remove_dir_all(&venv).with_context(|| format!("removing the stale {}", venv.display()))?;
     }
@@ -55,7 +61,7 @@ fn venv() -> Result<PathBuf> {
 }
 
 /// The workspace's target directory (where `cargo build` put the `factpico` binary).
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), PathBuf::from)
 }
 
@@ -97,9 +103,9 @@ fn check_feature_alignment() -> Result<()> {
     Ok(())
 }
 
-/// Builds and installs the wheel into the venv (see the module docs).
-fn install_wheel(py: &Path) -> Result<()> {
-    let profile = std::env::var("FACTPICO_WHEEL_PROFILE").unwrap_or_else(|_| "dev".into());
+/// Builds and installs the wheel into the venv (see the module docs); `profile`: `dev` (tests,
+/// reusing the workspace build) or `release` (benchmarks, what users get).
+pub fn install_wheel(py: &Path, profile: &str) -> Result<()> {
     if profile == "dev" {
         check_feature_alignment()?;
     }
@@ -118,11 +124,11 @@ fn install_wheel(py: &Path) -> Result<()> {
 /// A failing sub-stage or failing tests.
 pub fn run_stage(ort_lib: Option<&Path>, sidecar: Option<&Path>, pytest_args: &[String]) -> Result<()> {
     let t0 = Instant::now();
-    let py = venv()?;
+    let py = venv("pytest-venv", "requirements-test.txt")?;
     let t1 = Instant::now();
     // The CLI the identity tests compare with (no-op when `cargo build`/`cargo test` built it).
     run(crate::cargo().args(["build", "--locked", "--quiet", "-p", "factpico-cli"]).env("CARGO_TARGET_DIR", target_dir()))?;
-    install_wheel(&py)?;
+    install_wheel(&py, &std::env::var("FACTPICO_WHEEL_PROFILE").unwrap_or_else(|_| "dev".into()))?;
     let t2 = Instant::now();
     let mut cmd = Command::new(&py);
     cmd.args(["-m", "pytest", "-p", "no:cacheprovider", "-rs"])
@@ -150,4 +156,36 @@ pub fn run_stage(ort_lib: Option<&Path>, sidecar: Option<&Path>, pytest_args: &[
         (t3 - t2).as_secs_f64()
     );
     result.context("Python package tests failed")
+}
+
+/// `cargo xtask bench python`: release wheel in `.factpico/bench-venv`, the Rust side of the
+/// call-overhead comparison (`examples/call_overhead.rs`), then `bench/bench.py` (Markdown on
+/// stdout, JSON in `bench-out/python.json`).
+///
+/// # Errors
+/// A failing step.
+pub fn bench(sections: &[String]) -> Result<()> {
+    let py = venv("bench-venv", "requirements-bench.txt")?;
+    install_wheel(&py, "release")?;
+    let out = crate::cargo()
+        .args(["run", "--quiet", "--locked", "--release", "-p", "factpico-python", "--example", "call_overhead"])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .context("running the call_overhead example")?;
+    if !out.status.success() {
+        anyhow::bail!("call_overhead failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let rust_json = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let out_dir = repo_root().join("bench-out");
+    std::fs::create_dir_all(&out_dir)?;
+    run(Command::new(&py)
+        .arg(repo_root().join("crates/factpico-python/bench/bench.py"))
+        .args(sections)
+        .arg("--rust-json")
+        .arg(rust_json)
+        .arg("--out")
+        .arg(out_dir.join("python.json"))
+        .env_remove("ORT_DYLIB_PATH")
+        .env("RAY_AUTH_MODE", "disabled")
+        .env("RAY_USAGE_STATS_ENABLED", "0"))
 }

@@ -99,3 +99,30 @@ def test_api_details() -> None:
     with pytest.raises(ValueError, match="at least one target"):
         s.score_multi([], "a")
     assert s.score_batch([], []) == []
+
+
+def test_bootstrap_aggregator_matches_rouge_score_when_seeded(fixture_pairs) -> None:
+    import numpy as np
+    from rouge_score import scoring as ref_scoring
+
+    ours = rouge_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=True)
+    ref = ref_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=True)
+    agg, ref_agg = scoring.BootstrapAggregator(n_samples=200), ref_scoring.BootstrapAggregator(n_samples=200)
+    for p in fixture_pairs:
+        agg.add_scores(ours.score(p["source"], p["summary"]))
+        ref_agg.add_scores(ref.score(p["source"], p["summary"]))
+    np.random.seed(7)
+    a = agg.aggregate()
+    np.random.seed(7)
+    b = ref_agg.aggregate()
+    assert {k: tuple(tuple(s) for s in v) for k, v in a.items()} == {k: tuple(tuple(s) for s in v) for k, v in b.items()}
+    assert a["rougeL"]._fields == ("low", "mid", "high")
+    with pytest.raises(ValueError):
+        scoring.BootstrapAggregator(confidence_interval=1.5)
+
+
+def test_lone_surrogates_score_as_rouge_score_does() -> None:
+    text = "Aspirin\udc80works in adults \ud800 with pain."
+    ours = rouge_scorer.RougeScorer(["rouge1", "rougeLsum"]).score(text, "aspirin works")
+    ref = ref_scorer.RougeScorer(["rouge1", "rougeLsum"]).score(text, "aspirin works")
+    assert {k: tuple(v) for k, v in ours.items()} == {k: tuple(v) for k, v in ref.items()}

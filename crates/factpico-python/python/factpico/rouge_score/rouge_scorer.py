@@ -75,7 +75,10 @@ class RougeScorer:
         Raises:
             TypeError: ``target`` or ``prediction`` is not a ``str``.
         """
-        return self._native.score(target, prediction)
+        try:
+            return self._native.score(target, prediction)
+        except UnicodeEncodeError:
+            return self._native.score(_encodable(target), _encodable(prediction))
 
     def score_multi(self, targets: Sequence[str], prediction: str) -> Dict[str, Score]:
         """rouge-score's ``score_multi``: per rouge type, the score against the target with the
@@ -84,7 +87,11 @@ class RougeScorer:
         Raises:
             TypeError: ``targets`` is not a list of ``str``; ValueError: it is empty.
         """
-        return self._native.score_multi(_validate.texts("targets", targets), prediction)
+        t = _validate.texts("targets", targets)
+        try:
+            return self._native.score_multi(t, prediction)
+        except UnicodeEncodeError:
+            return self._native.score_multi([_encodable(x) for x in t], _encodable(prediction))
 
     def score_batch(self, targets: Sequence[str], predictions: Sequence[str]) -> List[Dict[str, Score]]:
         """``[score(t, p) for t, p in zip(targets, predictions)]``, computed in parallel with the
@@ -92,4 +99,15 @@ class RougeScorer:
         t = _validate.texts("targets", targets)
         p = _validate.texts("predictions", predictions)
         _validate.same_length("predictions", len(p), "targets", len(t))
-        return self._native.score_batch(t, p)
+        try:
+            return self._native.score_batch(t, p)
+        except UnicodeEncodeError:
+            return self._native.score_batch([_encodable(x) for x in t], [_encodable(x) for x in p])
+
+
+def _encodable(text: str) -> str:
+    """``text`` with lone surrogates (which Rust strings cannot hold) replaced by ``?``: both are
+    token separators for rouge-score's tokenizer, so the scores are unchanged."""
+    if not isinstance(text, str):
+        return text
+    return text.encode("utf-8", "replace").decode("utf-8")
