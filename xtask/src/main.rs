@@ -158,7 +158,7 @@ fn main() -> Result<()> {
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
-        Cmd::Bench { what, .. } if what == "python" => pytest::bench(&[]),
+        Cmd::Bench { what, pairs } if what == "python" => pytest::bench(&[], pairs.min(300)),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),

@@ -164,8 +164,16 @@ pub fn run_stage(ort_lib: Option<&Path>, sidecar: Option<&Path>, pytest_args: &[
 ///
 /// # Errors
 /// A failing step.
-pub fn bench(sections: &[String]) -> Result<()> {
+pub fn bench(sections: &[String], alignscore_pairs: usize) -> Result<()> {
     let py = venv("bench-venv", "requirements-bench.txt")?;
+    // The AlignScore reference (PyTorch) on the first pairs, when its venv exists.
+    let alignscore = match crate::bench::reference_run(alignscore_pairs, &format!("reference-python-{alignscore_pairs}.json")) {
+        Ok((dir, pairs, reference)) => Some((dir.join("onnx-base"), pairs, reference)),
+        Err(e) => {
+            eprintln!("xtask: SKIP the AlignScore reference comparison: {e:#}");
+            None
+        }
+    };
     install_wheel(&py, "release")?;
     let out = crate::cargo()
         .args(["run", "--quiet", "--locked", "--release", "-p", "factpico-python", "--example", "call_overhead"])
@@ -178,8 +186,12 @@ pub fn bench(sections: &[String]) -> Result<()> {
     let rust_json = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     let out_dir = repo_root().join("bench-out");
     std::fs::create_dir_all(&out_dir)?;
-    run(Command::new(&py)
-        .arg(repo_root().join("crates/factpico-python/bench/bench.py"))
+    let mut cmd = Command::new(&py);
+    cmd.arg(repo_root().join("crates/factpico-python/bench/bench.py"));
+    if let Some((model, pairs, reference)) = &alignscore {
+        cmd.arg("--alignscore-model").arg(model).arg("--alignscore-pairs").arg(pairs).arg("--alignscore-reference").arg(reference);
+    }
+    run(cmd
         .args(sections)
         .arg("--rust-json")
         .arg(rust_json)

@@ -127,6 +127,30 @@ def bench_ray(pairs: List[Any], model: Path, rows: int) -> Dict[str, Any]:
     return out
 
 
+def bench_alignscore(model: Path, pairs_json: Path, reference_json: Path) -> Dict[str, Any]:
+    """factpico's AlignScore drop-in on the pairs the unmodified reference ran on (same random
+    RoBERTa-base-shaped checkpoint, exported), 2 threads as the reference."""
+    import factpico
+    from factpico.alignscore import AlignScore
+
+    pairs = json.loads(pairs_json.read_text(encoding="utf-8"))
+    ref = json.loads(reference_json.read_text(encoding="utf-8"))
+    factpico.set_num_threads(2)
+    scorer = AlignScore(ckpt_path=model, batch_size=2, threads=2, evaluation_mode="nli_sp")
+    t0, c0 = time.perf_counter(), time.process_time()
+    scores = scorer.score(contexts=[p[1] for p in pairs], claims=[p[2] for p in pairs])
+    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+    diffs = [abs(a - b) for a, b in zip(scores, ref["scores"]) if b is not None]
+    import resource
+
+    return {
+        "pairs": len(pairs), "seconds": secs, "cpu_seconds": cpu, "pairs_per_s": len(pairs) / secs,
+        "reference_seconds": ref["seconds"], "reference_cpu_seconds": ref["cpu_seconds"], "reference_pairs_per_s": ref["pairs_per_s"],
+        "max_abs_diff": max(diffs), "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "reference_peak_rss_mb": ref["peak_rss_mb"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("sections", nargs="*", default=["rouge", "textstat", "overhead", "ray"])
@@ -134,6 +158,9 @@ def main() -> None:
     ap.add_argument("--rust-json", default="{}")
     ap.add_argument("--ray-rows", type=int, default=300)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--alignscore-model", type=Path)
+    ap.add_argument("--alignscore-pairs", type=Path)
+    ap.add_argument("--alignscore-reference", type=Path)
     a = ap.parse_args()
     pairs = list(corpus.pairs())
     load = os.getloadavg()
@@ -144,6 +171,8 @@ def main() -> None:
         res["textstat"] = bench_textstat(pairs, a.repeat)
     if "overhead" in a.sections:
         res["overhead"] = bench_overhead(json.loads(a.rust_json))
+    if a.alignscore_model:
+        res["alignscore"] = bench_alignscore(a.alignscore_model, a.alignscore_pairs, a.alignscore_reference)
     if "ray" in a.sections:
         res["ray"] = bench_ray(pairs, corpus.shared_root() / "models" / "minilm-nli", a.ray_rows)
     res["load_average_at_end"] = os.getloadavg()
@@ -175,6 +204,15 @@ def markdown(r: Dict[str, Any]) -> str:
         for k, v in o["python_ns"].items():
             lines.append(f"| {k} | {v:.0f} | {o['rust_ns'].get(k, float('nan')):.0f} | {o['overhead_ns'][k]:.0f} |")
         lines.append("")
+    if "alignscore" in r:
+        a = r["alignscore"]
+        lines += [
+            f"AlignScore nli_sp, random RoBERTa-base-shaped checkpoint, first {a['pairs']} real pairs, 2 threads each:", "",
+            "| implementation | seconds | CPU seconds | pairs/s | peak RSS MB |", "|---|---:|---:|---:|---:|",
+            f"| reference (alignscore, PyTorch CPU, batch 32) | {a['reference_seconds']:.1f} | {a['reference_cpu_seconds']:.1f} | {a['reference_pairs_per_s']:.3f} | {a['reference_peak_rss_mb']:.0f} |",
+            f"| factpico Python API (`factpico.alignscore.AlignScore`, batch 2) | {a['seconds']:.1f} | {a['cpu_seconds']:.1f} | {a['pairs_per_s']:.3f} | {a['peak_rss_mb']:.0f} |",
+            "", f"Speed-up {a['pairs_per_s'] / a['reference_pairs_per_s']:.2f}x wall, {a['reference_cpu_seconds'] / a['cpu_seconds']:.2f}x CPU; max |score difference| {a['max_abs_diff']:.1e}.", "",
+        ]
     if "ray" in r:
         y = r["ray"]
         lines += [
