@@ -109,7 +109,7 @@ def bench_ray(pairs: List[Any], model: Path, rows: int) -> Dict[str, Any]:
 
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     items = [{"id": f"{p[0]}#{k}", "source": p[1], "summary": p[2]} for k in range(rows // len(pairs) + 1) for p in pairs][:rows]
-    models = {"alignscore_model": str(model), "max_length": 256, "alignscore_words_per_chunk": 150}
+    options = {"alignscore": {"model": str(model), "max_length": 256, "words_per_chunk": 150}}
     out: Dict[str, Any] = {"rows": rows, "metric": "alignscore (MiniLM NLI, max_length 256)"}
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
@@ -117,7 +117,7 @@ def bench_ray(pairs: List[Any], model: Path, rows: int) -> Dict[str, Any]:
             ds = ray.data.from_items(items)
             # Warm-up outside the timing: actor start and model load are paid once per actor.
             t = time.perf_counter()
-            n = fray.score(ds, metrics=["alignscore"], num_actors=actors, num_cpus_per_actor=1, batch_size=25, models=models).count()
+            n = fray.score(ds, metrics=["alignscore"], num_actors=actors, num_cpus_per_actor=1, batch_size=25, **options).count()
             dt = time.perf_counter() - t
             assert n == rows
             out[f"{actors}_actor_seconds"] = dt

@@ -31,7 +31,7 @@ fn main() {
     let readability = factpico_readability::Readability::default();
     let options = factpico::ScorerOptions { metrics: vec!["rougeL".into()], sentence_spans: false, ..Default::default() };
     let scorer = factpico::Scorer::try_new(options).unwrap();
-    let pair = [factpico::Pair { id: "row-1", source: TARGET, summary: PREDICTION }];
+    let pair = [factpico::Pair::new("row-1", TARGET, PREDICTION)];
     let out = serde_json::json!({
         "rouge_score": ns_per_call(200_000, || { black_box(rouge.score(black_box(TARGET), black_box(PREDICTION))); }),
         "flesch_kincaid_grade": ns_per_call(200_000, || { black_box(readability.flesch_kincaid_grade(black_box(TARGET))); }),

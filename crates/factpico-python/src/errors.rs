@@ -26,12 +26,13 @@ fn is_missing_file(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-/// A facade error as a Python exception.
+/// A facade error as a Python exception; its message is the whole cause chain
+/// ([`factpico::error_chain`], what a row's `errors[].message` holds), since the facade's own
+/// messages say only their context ("could not initialise metric `dae`").
 pub(crate) fn facade_error(e: factpico::Error) -> PyErr {
-    let message = e.to_string();
-    // The facade renders its metric crates' errors into its message; a missing model
-    // directory is recognised from the source chain where there is one, else from the
-    // facade's wording ("... does not exist").
+    let message = factpico::error_chain(&e);
+    // A missing model directory is recognised from the source chain where the metric crate
+    // keeps the I/O error, else from the wording of the chain ("... does not exist").
     let missing = is_missing_file(&e)
         || (matches!(e, factpico::Error::Init { .. } | factpico::Error::MissingOption { .. })
             && (message.contains("does not exist") || message.contains(" not found: ")));
@@ -41,14 +42,16 @@ pub(crate) fn facade_error(e: factpico::Error) -> PyErr {
     match e {
         factpico::Error::UnknownMetric { .. }
         | factpico::Error::FeatureDisabled { .. }
-        | factpico::Error::MissingOption { .. } => PyValueError::new_err(message),
+        | factpico::Error::MissingOption { .. }
+        | factpico::Error::InvalidOption { .. }
+        | factpico::Error::Duplicate { .. } => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }
 }
 
 /// A runtime (ONNX Runtime, model directory) error as a Python exception.
 pub(crate) fn runtime_error(e: RuntimeError) -> PyErr {
-    let message = e.to_string();
+    let message = factpico::error_chain(&e);
     if is_missing_file(&e) {
         return PyFileNotFoundError::new_err(message);
     }

@@ -39,6 +39,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scorer::metrics_json, m)?)?;
     m.add_function(wrap_pyfunction!(scorer::default_options_json, m)?)?;
     m.add_function(wrap_pyfunction!(scorer::input_sha256, m)?)?;
+    m.add_function(wrap_pyfunction!(scorer::explain_json, m)?)?;
+    m.add_function(wrap_pyfunction!(scorer::explain_text, m)?)?;
     m.add_function(wrap_pyfunction!(ort::init_ort, m)?)?;
     m.add_function(wrap_pyfunction!(ort::loaded_ort, m)?)?;
     m.add_function(wrap_pyfunction!(ort::check_ort_library, m)?)?;

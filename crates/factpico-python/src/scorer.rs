@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use factpico::{Pair, Report, ScorerOptions};
+use factpico::{Extras, Pair, Report, ScorerOptions};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -85,10 +85,19 @@ impl Scorer {
         Ok(self.get(py)?.metrics().map(|m| m.info().name.to_owned()).collect())
     }
 
+    /// The per-row side inputs the selected metrics read (`Pair::extras`), as
+    /// `(name, description)`.
+    fn row_inputs(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+        Ok(self.get(py)?.row_inputs().into_iter().map(|r| (r.name.to_owned(), r.description.to_owned())).collect())
+    }
+
     /// Scores `sources[i]` against `summaries[i]`; returns a JSON array of rows as
     /// `factpico score` writes them (`row` = `first_row + i`, ids and systems as given,
-    /// `input_sha256` of the texts). All lists have the same length (checked).
-    #[pyo3(signature = (sources, summaries, ids, systems, first_row=1))]
+    /// `input_sha256` of the texts and side inputs). All lists have the same length (checked);
+    /// `extras_json`, when given, is a JSON array of one object per pair (side input name ->
+    /// value; absent names are absent inputs).
+    #[pyo3(signature = (sources, summaries, ids, systems, extras_json=None, first_row=1))]
+    #[allow(clippy::too_many_arguments)]
     fn score_json(
         &self,
         py: Python<'_>,
@@ -96,10 +105,18 @@ impl Scorer {
         summaries: Vec<String>,
         ids: Vec<String>,
         systems: Vec<Option<String>>,
+        extras_json: Option<&str>,
         first_row: u64,
     ) -> PyResult<String> {
         let n = sources.len();
-        for (name, len) in [("summaries", summaries.len()), ("ids", ids.len()), ("systems", systems.len())] {
+        let extras: Vec<Extras> = match extras_json {
+            Some(j) => serde_json::from_str(j)
+                .map_err(|e| PyValueError::new_err(format!("per-row inputs: expected one JSON object per pair: {e}")))?,
+            None => vec![Extras::new(); n],
+        };
+        for (name, len) in
+            [("summaries", summaries.len()), ("ids", ids.len()), ("systems", systems.len()), ("per-row inputs", extras.len())]
+        {
             if len != n {
                 return Err(PyValueError::new_err(format!("sources has {n} items but {name} has {len}")));
             }
@@ -112,7 +129,8 @@ impl Scorer {
                     .iter()
                     .zip(&summaries)
                     .zip(&ids)
-                    .map(|((source, summary), id)| Pair { id, source, summary })
+                    .zip(&extras)
+                    .map(|(((source, summary), id), ex)| Pair::new(id, source, summary).with_extras(ex))
                     .collect();
                 let reports = scorer.score_pairs(&pairs);
                 let rows: Vec<Report> = reports
@@ -122,7 +140,7 @@ impl Scorer {
                         rep.row = Some(first_row + i as u64);
                         rep.id = Some(ids[i].clone());
                         rep.system = systems[i].clone();
-                        rep.input_sha256 = Some(sha256_prefix(&sources[i], &summaries[i]));
+                        rep.input_sha256 = Some(sha256_prefix(&sources[i], &summaries[i], &extras[i]));
                         rep
                     })
                     .collect();
@@ -139,21 +157,59 @@ impl Scorer {
     }
 }
 
-/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary): the row's `input_sha256`, as
-/// `factpico score` computes it (output schema v1; rows without per-row extra inputs).
-fn sha256_prefix(source: &str, summary: &str) -> String {
+/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary), or, with per-row side inputs, of
+/// sha256(source ‖ 0x00 ‖ summary ‖ 0x00 ‖ compact JSON of the extras map, keys sorted): the
+/// row's `input_sha256`, as `factpico score` computes it (a copy of the CLI's helper until the
+/// facade has one).
+fn sha256_prefix(source: &str, summary: &str, extras: &Extras) -> String {
     use sha2::Digest;
     let mut h = sha2::Sha256::new();
     h.update(source.as_bytes());
     h.update([0u8]);
     h.update(summary.as_bytes());
+    if !extras.is_empty() {
+        h.update([0u8]);
+        h.update(serde_json::to_string(extras).unwrap_or_default().as_bytes());
+    }
     hex::encode(&h.finalize()[..8])
 }
 
-/// `input_sha256(source, summary)`: the row identity hash `factpico score` records.
+/// `input_sha256(source, summary, extras_json=None)`: the row identity hash `factpico score`
+/// records (`extras_json`: the row's side inputs as a JSON object).
 #[pyfunction]
-pub(crate) fn input_sha256(source: &str, summary: &str) -> String {
-    sha256_prefix(source, summary)
+#[pyo3(signature = (source, summary, extras_json=None))]
+pub(crate) fn input_sha256(source: &str, summary: &str, extras_json: Option<&str>) -> PyResult<String> {
+    let extras: Extras = match extras_json {
+        Some(j) => serde_json::from_str(j).map_err(|e| PyValueError::new_err(format!("per-row inputs: {e}")))?,
+        None => Extras::new(),
+    };
+    Ok(sha256_prefix(source, summary, &extras))
+}
+
+fn parse_row(row_json: &str) -> PyResult<Report> {
+    serde_json::from_str(row_json).map_err(|e| PyValueError::new_err(format!("not a factpico output row: {e}")))
+}
+
+/// `explain_json(row_json)`: the explanation of every metric of an output row, computed from
+/// the row alone (`factpico::explain::explain_report`), as JSON: a list of `{metric, scores,
+/// nulls, blocks}`.
+#[pyfunction]
+pub(crate) fn explain_json(row_json: &str) -> PyResult<String> {
+    let report = parse_row(row_json)?;
+    serde_json::to_string(&factpico::explain::explain_report(&report)).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// `explain_text(row_json, source=None, summary=None)`: the row's explanation as
+/// `factpico score --explain` prints it (spans quoted from the texts when both are given).
+#[pyfunction]
+#[pyo3(signature = (row_json, source=None, summary=None))]
+pub(crate) fn explain_text(row_json: &str, source: Option<&str>, summary: Option<&str>) -> PyResult<String> {
+    let report = parse_row(row_json)?;
+    let texts = match (source, summary) {
+        (Some(source), Some(summary)) => Some(factpico::explain::RowTexts { source, summary }),
+        _ => None,
+    };
+    Ok(factpico::explain::render_text(&report, texts.as_ref()))
 }
 
 /// The metric registry (every metric of this build, with its columns, ranges, directions and

@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
@@ -76,6 +76,10 @@ class Cli:
             self.env["ORT_DYLIB_PATH"] = lib
 
     def score(self, rows: Sequence[Dict[str, Any]], args: Sequence[str], name: str = "in") -> List[Dict[str, Any]]:
+        return self.score_with_stdout(rows, args, name)[0]
+
+    def score_with_stdout(self, rows: Sequence[Dict[str, Any]], args: Sequence[str], name: str = "in") -> Tuple[List[Dict[str, Any]], str]:
+        """The CLI's rows and its standard output (where ``--explain`` prints)."""
         src = self.tmp / f"{name}.jsonl"
         out = self.tmp / f"{name}.scores.jsonl"
         with open(src, "w", encoding="utf-8") as f:
@@ -85,7 +89,7 @@ class Cli:
         p = subprocess.run(cmd, env=self.env, capture_output=True, text=True, cwd=self.tmp)
         assert p.returncode == 0, f"{' '.join(cmd)} failed:\n{p.stderr}"
         with open(out, encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
+            return [json.loads(line) for line in f if line.strip()], p.stdout
 
 
 @pytest.fixture(scope="session")
@@ -130,7 +134,7 @@ def model_dir(name: str) -> Path:
 
 #: The model-based configuration that the CLI scores once per session (``align_cli``) and every
 #: AlignScore identity test compares with: the tiny AlignScore fixture plus the model-free metrics.
-ALIGN = {"alignscore_model": str(model_dir("alignscore-tiny"))}
+ALIGN = {"alignscore": {"model": str(model_dir("alignscore-tiny"))}}
 ALIGN_METRICS = ["alignscore", "rougeL", "fkgl"]
 #: Rows of ``align_rows``: the 300 real pairs repeated 7 times with distinct ids and systems
 #: (2,100 rows, the Ray test's), then the fixtures (without system).
@@ -154,12 +158,37 @@ def align_cli(cli: "Cli", align_rows: List[Dict[str, Any]]) -> List[Dict[str, An
     return cli.score(align_rows, ["--metrics", ",".join(ALIGN_METRICS), *cli_model_args(ALIGN)], name="align-corpus")
 
 
-def cli_model_args(options: Dict[str, Any]) -> List[str]:
-    """CLI flags for a ``models`` options dict (the option names are the flags' names)."""
-    flag = {"dae_arcs": "--arcs", "dae_parser": "--parser", "qa_answers": "--answers"}
+#: ``factpico score`` flag of each ``(ScorerOptions section, field)`` the tests set (the CLI's
+#: names, written out here so that a renamed flag or field fails the identity tests).
+CLI_FLAGS = {
+    ("runtime", "batch_size"): "--batch-size",
+    ("runtime", "threads"): "--threads",
+    ("runtime", "device"): "--device",
+    ("alignscore", "model"): "--alignscore-model",
+    ("alignscore", "mode"): "--alignscore-mode",
+    ("alignscore", "words_per_chunk"): "--alignscore-words-per-chunk",
+    ("alignscore", "max_length"): "--max-length",
+    ("dae", "model"): "--dae-model",
+    ("dae", "nli_model"): "--dae-nli-model",
+    ("dae", "arcs"): "--arcs",
+    ("dae", "parser"): "--parser",
+    ("dae", "multi_sentence"): "--dae-multi-sentence",
+    ("qa", "answers"): "--answers",
+    ("qa", "questeval_qg_model"): "--questeval-qg-model",
+    ("qa", "questeval_qa_model"): "--questeval-qa-model",
+    ("qa", "bertscore_model"): "--bertscore-model",
+    ("qa", "qafacteval_qg_model"): "--qafacteval-qg-model",
+    ("qa", "lerc_model"): "--lerc-model",
+    ("qa", "extractive_qa_model"): "--extractive-qa-model",
+}
+
+
+def cli_model_args(options: Dict[str, Dict[str, Any]]) -> List[str]:
+    """``factpico score`` flags for ``Scorer`` option sections (``{"alignscore": {"model": ..}}``)."""
     out: List[str] = []
-    for k, v in options.items():
-        out += [flag.get(k, "--" + k.replace("_", "-")), str(v)]
+    for section, fields in options.items():
+        for k, v in fields.items():
+            out += [CLI_FLAGS[(section, k)], str(v)]
     return out
 
 

@@ -55,14 +55,24 @@ def test_scorer_edge_inputs(scorer) -> None:
 def test_scorer_options_errors() -> None:
     with pytest.raises(ValueError, match="unknown metric `nosuch`; available metrics"):
         factpico.Scorer(metrics=["nosuch"])
-    with pytest.raises(ValueError, match="unknown field `colour`"):
+    with pytest.raises(ValueError, match="unknown Scorer option 'colour'; the options are: metrics, sentence_spans, runtime, .*alignscore"):
         factpico.Scorer(colour="red")
+    with pytest.raises(ValueError, match="unknown field 'modle' in Scorer option 'alignscore'; its fields are: model, mode, words_per_chunk, max_length"):
+        factpico.Scorer(alignscore={"modle": "x"})
+    with pytest.raises(ValueError, match="unknown field 'thread' in Scorer option 'runtime'; its fields are: batch_size, threads, device"):
+        factpico.Scorer(runtime={"thread": 2})
+    with pytest.raises(TypeError, match="Scorer option 'rouge' must be a dict with fields use_stemmer"):
+        factpico.Scorer(rouge=True)
+    with pytest.raises(ValueError, match="unknown variant `nli_xx`, expected one of `nli_sp`"):
+        factpico.Scorer(alignscore={"mode": "nli_xx"})
+    with pytest.raises(ValueError, match="device"):
+        factpico.Scorer(runtime={"device": "tpu"})
     with pytest.raises(ValueError, match="invalid type"):
         factpico.Scorer(sentence_spans="yes")
     with pytest.raises(ValueError, match="unknown variant"):
         factpico.Scorer(readability={"family": "textstat099"})
     with pytest.raises(TypeError, match="not a str, number"):
-        factpico.Scorer(models={"alignscore_model": object()})
+        factpico.Scorer(alignscore={"model": object()})
     with pytest.raises(TypeError, match="metrics"):
         factpico.Scorer(metrics=[1, 2])
     with pytest.raises(ValueError, match="needs"):
@@ -72,21 +82,21 @@ def test_scorer_options_errors() -> None:
 @pytest.mark.parametrize(
     "metric, models",
     [
-        ("alignscore", {"alignscore_model": "no/such/model"}),
-        ("dae", {"dae_model": "no/such/model", "dae_arcs": "tests/goldens/dae_fixtures.conllu"}),
-        ("questeval", {"questeval_qg_model": "no/such/qg", "questeval_qa_model": str(model_dir("t5-tiny-qa")), "qa_answers": "rules"}),
+        ("alignscore", {"alignscore": {"model": "no/such/model"}}),
+        ("dae", {"dae": {"model": "no/such/model", "arcs": "tests/goldens/dae_fixtures.conllu"}}),
+        ("questeval", {"qa": {"questeval_qg_model": "no/such/qg", "questeval_qa_model": str(model_dir("t5-tiny-qa")), "answers": "rules"}}),
     ],
 )
 def test_missing_model_directory_is_file_not_found(metric, models) -> None:
     with pytest.raises(FileNotFoundError, match="no/such"):
-        factpico.Scorer(metrics=[metric], models=models)
+        factpico.Scorer(metrics=[metric], **models)
 
 
 def test_alignscore_path_to_a_file_not_directory(tmp_path) -> None:
     f = tmp_path / "model.onnx"
     f.write_bytes(b"x")
     with pytest.raises((ValueError, FileNotFoundError, RuntimeError), match="model"):
-        factpico.Scorer(metrics=["alignscore"], models={"alignscore_model": f})
+        factpico.Scorer(metrics=["alignscore"], alignscore={"model": f})
 
 
 def test_set_num_threads_validation() -> None:

@@ -36,8 +36,12 @@ def test_alignscore_modes_and_nulls() -> None:
     with pytest.warns(UserWarning, match=r"1 of 2 pairs have no AlignScore \(1 × empty summary\)"):
         out = AlignScore(ckpt_path=TINY).score(contexts=["The drug works.", "The drug works."], claims=["It works.", ""])
     assert not math.isnan(out[0]) and math.isnan(out[1])
-    with pytest.warns(UserWarning, match="device='cuda:0' ignored"):
+    # The reference's device reaches ONNX Runtime: the CPU-only onnxruntime wheel has no CUDA.
+    with pytest.raises(RuntimeError, match="CUDA.*onnxruntime-gpu"):
         AlignScore("roberta-base", 32, "cuda:0", TINY)
+    with pytest.raises(ValueError, match="device"):
+        AlignScore(ckpt_path=TINY, device="gpu")
+    assert AlignScore(ckpt_path=TINY, device=-1).scorer.options["runtime"]["device"] == "cpu"
     with pytest.raises(ValueError, match="evaluation_mode"):
         AlignScore(ckpt_path=TINY, evaluation_mode="nli-sp")
     with pytest.raises(FileNotFoundError, match="no/such/dir"):
@@ -65,7 +69,7 @@ def test_questeval_without_bertscore_is_questeval_f1_with_a_warning(cli, fixture
     q = QuestEval(no_cuda=True, **QE)
     with pytest.warns(UserWarning, match="questeval_f1.*not comparable"):
         out = q.corpus_questeval(hypothesis=[p["summary"] for p in pairs], sources=[p["source"] for p in pairs])
-    models = {"questeval_qg_model": QE["qg_model"], "questeval_qa_model": QE["qa_model"], "qa_answers": "rules"}
+    models = {"qa": {"questeval_qg_model": QE["qg_model"], "questeval_qa_model": QE["qa_model"], "answers": "rules"}}
     rows = cli.score(pairs, ["--metrics", "questeval", *cli_model_args(models)], name="qe")
     assert out["ex_level_scores"] == [r["scores"]["questeval_f1"] for r in rows]
     assert out["corpus_score"] == sum(out["ex_level_scores"]) / len(pairs)
@@ -83,7 +87,7 @@ def test_questeval_with_bertscore_is_the_published_composition(cli, fixture_pair
     q = QuestEval(bertscore_model=model_dir("bertscore-tiny"), **QE)
     assert q.column == "questeval" and q.list_scores == ("answerability", "bertscore", "f1")
     out = q.corpus_questeval(hypothesis=[p["summary"] for p in pairs], sources=[p["source"] for p in pairs])
-    models = {"questeval_qg_model": QE["qg_model"], "questeval_qa_model": QE["qa_model"], "bertscore_model": model_dir("bertscore-tiny"), "qa_answers": "rules"}
+    models = {"qa": {"questeval_qg_model": QE["qg_model"], "questeval_qa_model": QE["qa_model"], "bertscore_model": model_dir("bertscore-tiny"), "answers": "rules"}}
     rows = cli.score(pairs, ["--metrics", "questeval", *cli_model_args(models)], name="qe-bert")
     assert out["ex_level_scores"] == [r["scores"]["questeval"] for r in rows]
 
@@ -114,7 +118,7 @@ def test_dae_drop_in_equals_cli(cli, repo: Path) -> None:
     dae = DAE(model_dir("dae-tiny"), arcs=arcs, multi_sentence="single-parse")
     ids = [r["id"] for r in rows]
     scores = dae.score(sources=[r["source"] for r in rows], summaries=[r["summary"] for r in rows], ids=ids)
-    models = {"dae_model": model_dir("dae-tiny"), "dae_arcs": arcs, "dae_multi_sentence": "single-parse"}
+    models = {"dae": {"model": model_dir("dae-tiny"), "arcs": arcs, "multi_sentence": "single-parse"}}
     theirs = cli.score(rows, ["--metrics", "dae", *cli_model_args(models)], name="dae-dropin")
     assert scores == [r["scores"]["dae"] for r in theirs]
     detail = dae.score_detailed(sources=[r["source"] for r in rows], summaries=[r["summary"] for r in rows], ids=ids)
@@ -131,5 +135,5 @@ def test_dae_argument_errors() -> None:
         DAE(model_dir("dae-tiny"), nli_model_dir=TINY)
     with pytest.raises(FileNotFoundError):
         DAE("no-such-dae", arcs=Path(__file__))
-    with pytest.raises(ValueError, match="device"):
-        DAE(model_dir("dae-tiny"), device="cuda")
+    with pytest.raises(RuntimeError, match="CUDA.*onnxruntime-gpu"):
+        DAE(model_dir("dae-tiny"), device=0, arcs=Path(__file__).parents[3] / "tests/goldens/dae_fixtures.conllu")

@@ -44,7 +44,7 @@ def test_onnxruntime_dependency_matches_the_rust_pin() -> None:
 
 
 def test_model_metric_loads_ort_from_the_wheel(repo: Path) -> None:
-    scorer = factpico.Scorer(metrics=["alignscore"], models={"alignscore_model": repo / "fixtures/models/alignscore-tiny"})
+    scorer = factpico.Scorer(metrics=["alignscore"], alignscore={"model": repo / "fixtures/models/alignscore-tiny"})
     info = factpico.ort_info()
     assert info is not None and info["source"] == "onnxruntime wheel", info
     import importlib.util
@@ -80,7 +80,7 @@ def test_onnxruntime_mismatch_is_a_clear_error(tmp_path: Path, version: str, lib
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); import factpico\n"
         "try:\n"
-        "    factpico.Scorer(metrics=['alignscore'], models={'alignscore_model': sys.argv[2]})\n"
+        "    factpico.Scorer(metrics=['alignscore'], alignscore={'model': sys.argv[2]})\n"
         "except ImportError as e:\n"
         "    print('IMPORTERROR', e)\n"
     )

@@ -13,7 +13,7 @@ import pytest
 import factpico
 from conftest import model_dir
 
-ALIGN = {"alignscore_model": str(model_dir("alignscore-tiny"))}
+ALIGN = {"alignscore": {"model": str(model_dir("alignscore-tiny"))}}
 SRC = ["We randomly assigned 240 adults with asthma to an inhaler or placebo for 12 weeks.", "The drug lowered blood pressure."]
 SUM = ["Researchers gave 240 adults with asthma an inhaler or a dummy inhaler.", "Blood pressure went down."]
 
@@ -23,7 +23,7 @@ def _score(scorer: factpico.Scorer):
 
 
 def test_pickle_round_trip_model_free_and_model_based() -> None:
-    for scorer in (factpico.Scorer(metrics=["rougeL", "fre"], rouge={"use_stemmer": False}), factpico.Scorer(metrics=["alignscore", "fkgl"], models=ALIGN)):
+    for scorer in (factpico.Scorer(metrics=["rougeL", "fre"], rouge={"use_stemmer": False}), factpico.Scorer(metrics=["alignscore", "fkgl"], **ALIGN)):
         again = pickle.loads(pickle.dumps(scorer))
         assert again.options == scorer.options and again.metrics == scorer.metrics
         assert _score(again) == _score(scorer)
@@ -35,7 +35,7 @@ def _child(scorer: factpico.Scorer):
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_multiprocessing_after_use_in_parent(method: str) -> None:
-    scorer = factpico.Scorer(metrics=["alignscore", "rougeL"], models=ALIGN)
+    scorer = factpico.Scorer(metrics=["alignscore", "rougeL"], **ALIGN)
     expected = _score(scorer)  # the parent's rayon pool and ONNX Runtime sessions now exist
     ctx = mp.get_context(method)
     with ctx.Pool(2) as pool:
@@ -45,7 +45,7 @@ def test_multiprocessing_after_use_in_parent(method: str) -> None:
 
 
 def test_fork_without_pickling_uses_the_inherited_object() -> None:
-    scorer = factpico.Scorer(metrics=["alignscore"], models=ALIGN)
+    scorer = factpico.Scorer(metrics=["alignscore"], **ALIGN)
     expected = _score(scorer)
     ctx = mp.get_context("fork")
     q = ctx.Queue()

@@ -82,7 +82,7 @@ def test_ray_data_actor_pool_2100_rows(align_rows, align_cli, report) -> None:
         with PeakRss() as mem:
             ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
             ds = ray.data.from_items(rows)
-            out = fray.score(ds, metrics=METRICS, num_actors=2, num_cpus_per_actor=1, batch_size=150, models=ALIGN)
+            out = fray.score(ds, metrics=METRICS, num_actors=2, num_cpus_per_actor=1, batch_size=150, **ALIGN)
             records = out.take_all()
             ray.shutdown()
     finally:
@@ -94,7 +94,7 @@ def test_ray_data_actor_pool_2100_rows(align_rows, align_cli, report) -> None:
     ours = factpico.rows_from_table(records)
     _same_as_cli(ours, theirs, "Ray Data")
     # The constant provenance of the actors' scorer equals the CLI's.
-    prov = factpico.Scorer(metrics=METRICS, models={**ALIGN, "threads": 1}).provenance
+    prov = factpico.Scorer(metrics=METRICS, runtime={"threads": 1}, **ALIGN).provenance
     cli_prov = {k: v for k, v in theirs[0]["provenance"].items() if k != "input"}
     assert prov["metrics"] == cli_prov["metrics"] and prov["engine"] == cli_prov["engine"]
     report.append(
@@ -133,7 +133,7 @@ def test_spark_map_in_pandas_local2(align_rows, align_cli, report) -> None:
     )
     try:
         df = spark.createDataFrame(pd.DataFrame(rows)).repartition(4)
-        scored = fspark.score(df, metrics=METRICS, models=ALIGN)
+        scored = fspark.score(df, metrics=METRICS, **ALIGN)
         out = scored.toPandas()
     finally:
         spark.stop()

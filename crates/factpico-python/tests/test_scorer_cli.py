@@ -51,8 +51,8 @@ def test_model_free_metrics_on_real_pairs(cli, real_pairs, report) -> None:
 
 @pytest.mark.parametrize("mode", ["nli_sp", "bin_sp", "reg"])
 def test_alignscore_fixture_model_on_fixtures(cli, fixture_pairs, mode: str) -> None:
-    models = {**ALIGN, "alignscore_mode": mode}
-    ours = _score(fixture_pairs, metrics=["alignscore", "rougeL"], models=models)
+    models = {"alignscore": {**ALIGN["alignscore"], "mode": mode}}
+    ours = _score(fixture_pairs, metrics=["alignscore", "rougeL"], **models)
     theirs = cli.score(fixture_pairs, ["--metrics", "alignscore,rougeL", *cli_model_args(models)])
     assert_rows_equal(ours, theirs, f"fixtures, alignscore {mode}")
     assert any(r["scores"]["alignscore"] is not None for r in ours)
@@ -60,7 +60,7 @@ def test_alignscore_fixture_model_on_fixtures(cli, fixture_pairs, mode: str) -> 
 
 
 def test_alignscore_fixture_model_on_real_pairs(align_rows, align_cli, report) -> None:
-    ours = _score(align_rows[:300], metrics=ALIGN_METRICS, models=ALIGN)
+    ours = _score(align_rows[:300], metrics=ALIGN_METRICS, **ALIGN)
     assert_rows_equal(ours, align_cli[:300], "300 real pairs, alignscore")
     vals = [r["scores"]["alignscore"] for r in ours]
     assert all(v is not None and 0.0 <= v <= 1.0 for v in vals)
@@ -68,27 +68,27 @@ def test_alignscore_fixture_model_on_real_pairs(align_rows, align_cli, report) -
 
 
 def test_alignscore_minilm_on_some_real_pairs(cli, real_pairs, minilm) -> None:
-    models = {"alignscore_model": str(minilm), "max_length": 256, "alignscore_words_per_chunk": 150}
+    models = {"alignscore": {"model": str(minilm), "max_length": 256, "words_per_chunk": 150}}
     pairs = real_pairs[:: 30]
-    ours = _score(pairs, metrics=["alignscore"], models=models)
+    ours = _score(pairs, metrics=["alignscore"], **models)
     theirs = cli.score(pairs, ["--metrics", "alignscore", *cli_model_args(models)], name="minilm")
     assert_rows_equal(ours, theirs, "real pairs, MiniLM NLI")
 
 
-QA = {
+QA = {"qa": {
     "questeval_qg_model": str(model_dir("t5-tiny-qg")),
     "questeval_qa_model": str(model_dir("t5-tiny-qa")),
     "qafacteval_qg_model": str(model_dir("bart-tiny")),
     "extractive_qa_model": str(model_dir("qa-tiny")),
     "bertscore_model": str(model_dir("bertscore-tiny")),
     "lerc_model": str(model_dir("lerc-tiny")),
-    "qa_answers": "rules",
-}
+    "answers": "rules",
+}}
 
 
 def test_qa_metrics_fixture_models_on_fixtures(cli, fixture_pairs) -> None:
     pairs = fixture_pairs[:6] + [p for p in fixture_pairs if not p["summary"].strip()][:1]
-    ours = _score(pairs, metrics=["questeval", "qafacteval", "cloze"], models=QA)
+    ours = _score(pairs, metrics=["questeval", "qafacteval", "cloze"], **QA)
     theirs = cli.score(pairs, ["--metrics", "questeval,qafacteval,cloze", *cli_model_args(QA)], name="qa")
     assert_rows_equal(ours, theirs, "fixtures, QA metrics")
     assert any(r["scores"].get("questeval") is not None for r in ours)
@@ -109,8 +109,8 @@ def _dae_rows(repo: Path) -> List[Dict[str, str]]:
 @pytest.mark.parametrize("multi", ["single-parse", "per-sentence"])
 def test_dae_with_conllu_arcs(cli, repo: Path, multi: str) -> None:
     rows = _dae_rows(repo)
-    models = {"dae_model": str(model_dir("dae-tiny")), "dae_arcs": str(repo / "tests/goldens/dae_fixtures.conllu"), "dae_multi_sentence": multi}
-    ours = _score(rows, metrics=["dae"], models=models)
+    models = {"dae": {"model": str(model_dir("dae-tiny")), "arcs": str(repo / "tests/goldens/dae_fixtures.conllu"), "multi_sentence": multi}}
+    ours = _score(rows, metrics=["dae"], **models)
     theirs = cli.score(rows, ["--metrics", "dae", *cli_model_args(models)], name="dae")
     assert_rows_equal(ours, theirs, f"DAE {multi}")
     assert all(r["scores"]["dae"] is not None and r["details"]["dae"]["arcs"] for r in ours)

@@ -8,7 +8,8 @@ Quick start::
     rows = scorer.score(sources=[abstract], summaries=[summary])
     print(rows[0]["scores"])   # {'rougeL': ..., 'delta_fkgl': ..., ...}
 
-* :class:`Scorer` — any factpico metrics, rows identical to ``factpico score``'s.
+* :class:`Scorer` — any factpico metrics, rows identical to ``factpico score``'s;
+  :func:`explain` / :func:`explain_text` — why a row scored as it did (``--explain``).
 * Drop-in replacements (change the import, keep the call): ``factpico.rouge_score.rouge_scorer``
   (rouge-score 0.1.2), ``factpico.textstat`` (textstat 0.7.3 / 0.7.8 Flesch formulas),
   ``factpico.alignscore.AlignScore`` (yuh-zha/AlignScore), ``factpico.questeval.QuestEval``
@@ -18,10 +19,12 @@ Quick start::
 
 from __future__ import annotations
 
+from typing import Any, Dict, Optional
+
 from . import _native
 from ._ort import ORT_VERSION
 from ._ort import info as ort_info
-from ._scorer import Scorer, default_options, metrics
+from ._scorer import Scorer, default_options, explain, explain_text, metrics
 from ._table import rows_from_table, to_table
 
 #: The package version (= the factpico Rust crates' version).
@@ -44,10 +47,15 @@ def get_num_threads() -> int:
     return int(_native.get_num_threads())
 
 
-def input_sha256(source: str, summary: str) -> str:
-    """The ``input_sha256`` of a row: the first 16 hex digits of
-    sha256(source ‖ 0x00 ‖ summary), as ``factpico score`` records it."""
-    return str(_native.input_sha256(source, summary))
+def input_sha256(source: str, summary: str, extras: Optional[Dict[str, Any]] = None) -> str:
+    """The ``input_sha256`` of a row, as ``factpico score`` records it: the first 16 hex digits
+    of sha256(source ‖ 0x00 ‖ summary), or, for a row with per-row side inputs ``extras``
+    (name -> JSON value), of sha256(source ‖ 0x00 ‖ summary ‖ 0x00 ‖ compact JSON of
+    ``extras`` with sorted keys)."""
+    import json
+
+    blob = json.dumps(extras, ensure_ascii=False) if extras else None
+    return str(_native.input_sha256(source, summary, blob))
 
 
 __all__ = [
@@ -59,6 +67,8 @@ __all__ = [
     "set_num_threads",
     "get_num_threads",
     "input_sha256",
+    "explain",
+    "explain_text",
     "ort_info",
     "ORT_VERSION",
     "SCHEMA_VERSION",

@@ -19,9 +19,12 @@ class ScorerBacked:
 
     _metric: str = ""
 
-    def _setup(self, init: Dict[str, Any], models: Dict[str, Any]) -> None:
+    def _setup(self, init: Dict[str, Any], sections: Dict[str, Dict[str, Any]]) -> None:
+        """``sections``: ``ScorerOptions`` sections (``runtime``, the unit's) from the reference's
+        keyword arguments; ``None`` values keep factpico's defaults."""
         self._init = init
-        self.scorer = Scorer(metrics=[self._metric], sentence_spans=False, models={k: v for k, v in models.items() if v is not None})
+        options = {key: {k: v for k, v in fields.items() if v is not None} for key, fields in sections.items()}
+        self.scorer = Scorer(metrics=[self._metric], sentence_spans=False, **{k: v for k, v in options.items() if v})
 
     def __getstate__(self) -> Dict[str, Any]:
         return dict(self._init)
@@ -38,6 +41,24 @@ class ScorerBacked:
             for e in r.get("errors", []):
                 raise RuntimeError(f"{r['id']}: {e['metric']} failed: {e['message']}")
         return rows
+
+
+def device_option(device: Any) -> Optional[str]:
+    """The reference's ``device`` (``"cpu"``, ``"cuda"``, ``"cuda:N"``, an int GPU index as
+    ``torch`` takes it, or ``None``) as factpico's ``runtime.device``. A CUDA device needs an
+    ONNX Runtime with CUDA (the ``onnxruntime-gpu`` wheel); without one, building the scorer
+    fails with a message that says so."""
+    if device is None:
+        return None
+    if isinstance(device, bool):
+        raise TypeError(f"device must be 'cpu', 'cuda', 'cuda:N' or an int, got {device!r}")
+    if isinstance(device, int):
+        if device < 0:
+            return "cpu"
+        return f"cuda:{device}"
+    if isinstance(device, str):
+        return device
+    raise TypeError(f"device must be 'cpu', 'cuda', 'cuda:N' or an int, got {type(device).__name__}")
 
 
 def column(rows: List[Dict[str, Any]], name: str, what: str, stacklevel: int = 3) -> List[float]:

@@ -20,12 +20,15 @@ class Scorer:
     def provenance_json(self) -> str: ...
     def columns(self) -> List[str]: ...
     def metric_names(self) -> List[str]: ...
+    def row_inputs(self) -> List[Tuple[str, str]]:
+        """``(name, description)`` of each per-row side input of the selected metrics."""
     def score_json(
         self,
         sources: Sequence[str],
         summaries: Sequence[str],
         ids: Sequence[str],
         systems: Sequence[Optional[str]],
+        extras_json: Optional[str] = None,
         first_row: int = 1,
     ) -> str:
         """JSON array of output rows (as ``factpico score`` writes them), GIL released."""
@@ -55,7 +58,11 @@ class Readability:
 
 def metrics_json() -> str: ...
 def default_options_json() -> str: ...
-def input_sha256(source: str, summary: str) -> str: ...
+def input_sha256(source: str, summary: str, extras_json: Optional[str] = None) -> str: ...
+def explain_json(row_json: str) -> str:
+    """JSON list of ``{metric, scores, nulls, blocks}`` for an output row."""
+def explain_text(row_json: str, source: Optional[str] = None, summary: Optional[str] = None) -> str:
+    """The row's ``factpico score --explain`` text."""
 def init_ort(path: str) -> str:
     """Loads ONNX Runtime from ``path`` (once per process); returns the library in use."""
 def loaded_ort() -> Optional[str]: ...

@@ -91,3 +91,10 @@ def sequence_of(name: str, value: Sequence[Any]) -> List[Any]:
     if value is None or isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a list, got {_describe(value)}")
     return list(value)
+
+
+def text(name: str, value: Any) -> str:
+    """``value`` if it is a ``str``; else a ``TypeError`` naming the argument."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {_describe(value)}")
+    return value

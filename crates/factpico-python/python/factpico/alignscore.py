@@ -10,25 +10,24 @@ Reference call::
 factpico::
 
     from factpico.alignscore import AlignScore      # the only changes: the import, and
-    scorer = AlignScore(model="roberta-base", batch_size=32, device="cpu",
+    scorer = AlignScore(model="roberta-base", batch_size=32, device="cuda:0",
                         ckpt_path="alignscore-base/",  # a model directory exported by onnx/export_alignscore.py
                         evaluation_mode="nli_sp")
     scores = scorer.score(contexts=[abstract, ...], claims=[summary, ...])
 
 Same chunking (Punkt sentences, ~350-word context chunks), same modes, scores within 1.5e-5 of
 the unmodified reference on 326 pairs (``docs/alignscore.md``), identical to ``factpico score
---metrics alignscore``. Runs on CPU through ONNX Runtime (``device`` is accepted and ignored
-with a warning unless ``"cpu"``). Any NLI cross-encoder directory also works (e.g. MiniLM NLI
+--metrics alignscore``. Runs through ONNX Runtime on ``device`` (``"cpu"``; ``"cuda:N"`` with
+the ``onnxruntime-gpu`` wheel). Any NLI cross-encoder directory also works (e.g. MiniLM NLI
 with ``max_length=256``).
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, List, Optional, Sequence, Union
 
 from . import _validate
-from ._dropin import ScorerBacked, column
+from ._dropin import ScorerBacked, column, device_option
 
 _MODES = ("nli_sp", "bin_sp", "reg_sp", "nli", "bin", "reg")
 
@@ -41,7 +40,8 @@ class AlignScore(ScorerBacked):
             model directory says which backbone it holds, so it is only recorded.
         batch_size: (chunk, sentence) pairs per ONNX Runtime batch (the reference's 32 works;
             factpico's own default is 2, which bounds memory; scores do not depend on it).
-        device: ``"cpu"``; anything else is ignored with a warning (ONNX Runtime on CPU).
+        device: ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"`` or a GPU index, as the reference
+            takes it (factpico's ``runtime.device``; CUDA needs the ``onnxruntime-gpu`` wheel).
         ckpt_path: the model directory (``onnx/export_alignscore.py`` output, or any NLI
             cross-encoder directory) where the reference takes a ``.ckpt`` file. Default:
             ``$FACTPICO_HOME/models/alignscore-base``.
@@ -76,12 +76,6 @@ class AlignScore(ScorerBacked):
     ) -> None:
         if evaluation_mode not in _MODES:
             raise ValueError(f"evaluation_mode must be one of {', '.join(_MODES)}, got {evaluation_mode!r}")
-        if device not in ("cpu", None):
-            warnings.warn(
-                f"device={device!r} ignored: factpico runs AlignScore on CPU with ONNX Runtime",
-                UserWarning,
-                stacklevel=2,
-            )
         self.model = model
         self.evaluation_mode = evaluation_mode
         self._setup(
@@ -91,12 +85,17 @@ class AlignScore(ScorerBacked):
                 words_per_chunk=words_per_chunk, threads=threads,
             ),
             {
-                "alignscore_model": _validate.path("ckpt_path", ckpt_path, required=False),
-                "alignscore_mode": evaluation_mode,
-                "batch_size": _validate.positive_int("batch_size", batch_size),
-                "max_length": _validate.positive_int("max_length", max_length),
-                "alignscore_words_per_chunk": _validate.positive_int("words_per_chunk", words_per_chunk),
-                "threads": _validate.positive_int("threads", threads),
+                "runtime": {
+                    "batch_size": _validate.positive_int("batch_size", batch_size),
+                    "threads": _validate.positive_int("threads", threads),
+                    "device": device_option(device),
+                },
+                "alignscore": {
+                    "model": _validate.path("ckpt_path", ckpt_path, required=False),
+                    "mode": evaluation_mode,
+                    "max_length": _validate.positive_int("max_length", max_length),
+                    "words_per_chunk": _validate.positive_int("words_per_chunk", words_per_chunk),
+                },
             },
         )
 

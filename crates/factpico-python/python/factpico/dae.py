@@ -27,7 +27,7 @@ import json
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import _validate
-from ._dropin import ScorerBacked, column
+from ._dropin import ScorerBacked, column, device_option
 
 
 class DAE(ScorerBacked):
@@ -37,7 +37,8 @@ class DAE(ScorerBacked):
         model_dir: an ELECTRA DAE arc model directory (``onnx/export_dae.py``). Exactly one of
             ``model_dir`` and ``nli_model_dir``.
         batch_size: arcs per ONNX Runtime batch.
-        device: ``"cpu"`` only (accepted for symmetry with the other drop-ins).
+        device: ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"`` or a GPU index (``runtime.device``;
+            CUDA needs the ``onnxruntime-gpu`` wheel).
         nli_model_dir: an NLI cross-encoder directory for the zero-shot DAE-style variant.
         arcs: pre-parsed arcs keyed by row id (``.conllu`` CoNLL-U, ``.jsonl`` JSON arcs or
             CoreNLP JSON); without it the spaCy sidecar parses each summary.
@@ -65,8 +66,6 @@ class DAE(ScorerBacked):
         multi_sentence: Optional[str] = None,
         threads: Optional[int] = None,
     ) -> None:
-        if device != "cpu":
-            raise ValueError(f"device must be 'cpu' (ONNX Runtime on CPU), got {device!r}")
         if (model_dir is None) == (nli_model_dir is None):
             raise ValueError("give exactly one of model_dir (ELECTRA DAE arc model) and nli_model_dir (zero-shot NLI)")
         self._setup(
@@ -75,13 +74,18 @@ class DAE(ScorerBacked):
                 arcs=arcs, parser=parser, multi_sentence=multi_sentence, threads=threads,
             ),
             {
-                "dae_model": _validate.path("model_dir", model_dir, required=False),
-                "dae_nli_model": _validate.path("nli_model_dir", nli_model_dir, required=False),
-                "dae_arcs": _validate.path("arcs", arcs, required=False),
-                "dae_parser": parser,
-                "dae_multi_sentence": multi_sentence,
-                "batch_size": _validate.positive_int("batch_size", batch_size),
-                "threads": _validate.positive_int("threads", threads),
+                "runtime": {
+                    "batch_size": _validate.positive_int("batch_size", batch_size),
+                    "threads": _validate.positive_int("threads", threads),
+                    "device": device_option(device),
+                },
+                "dae": {
+                    "model": _validate.path("model_dir", model_dir, required=False),
+                    "nli_model": _validate.path("nli_model_dir", nli_model_dir, required=False),
+                    "arcs": _validate.path("arcs", arcs, required=False),
+                    "parser": parser,
+                    "multi_sentence": multi_sentence,
+                },
             },
         )
 

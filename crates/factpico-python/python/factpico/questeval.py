@@ -115,12 +115,17 @@ class QuestEval(ScorerBacked):
                 batch_size=batch_size, threads=threads,
             ),
             {
-                "questeval_qg_model": _validate.path("qg_model", qg_model),
-                "questeval_qa_model": _validate.path("qa_model", qa_model),
-                "bertscore_model": _validate.path("bertscore_model", bertscore_model, required=False),
-                "qa_answers": answers,
-                "batch_size": _validate.positive_int("batch_size", batch_size),
-                "threads": _validate.positive_int("threads", threads),
+                "runtime": {
+                    "batch_size": _validate.positive_int("batch_size", batch_size),
+                    "threads": _validate.positive_int("threads", threads),
+                    "device": "cpu" if no_cuda else None,
+                },
+                "qa": {
+                    "questeval_qg_model": _validate.path("qg_model", qg_model),
+                    "questeval_qa_model": _validate.path("qa_model", qa_model),
+                    "bertscore_model": _validate.path("bertscore_model", bertscore_model, required=False),
+                    "answers": answers,
+                },
             },
         )
 

@@ -6,7 +6,7 @@
     ray.init()
     ds = ray.data.read_json("pairs.jsonl")                  # columns id, source, summary[, system]
     scored = factpico.ray.score(ds, metrics=["alignscore", "rougeL"], num_actors=8,
-                                models={"alignscore_model": "/models/alignscore-base"})
+                                alignscore={"model": "/models/alignscore-base"})
     scored.write_parquet("scores/")
 
 Each actor builds one :class:`factpico.Scorer` (loading the models once) and scores batches of
@@ -68,9 +68,9 @@ class ScoreBatches:
     ) -> None:
         threads = num_threads or _actor_cpus()
         _native.set_num_threads(threads)
-        models = dict(options.pop("models", None) or {})
-        models.setdefault("threads", threads)
-        self.scorer = Scorer(metrics, models=models, **options)
+        runtime = dict(options.pop("runtime", None) or {})
+        runtime.setdefault("threads", threads)
+        self.scorer = Scorer(metrics, runtime=runtime, **options)
         self.columns = self.scorer.columns
         self.id_column, self.source_column, self.summary_column = id_column, source_column, summary_column
         self.system_column = system_column

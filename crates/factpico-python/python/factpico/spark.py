@@ -85,9 +85,9 @@ def pandas_scorer(
 
         _native.set_num_threads(num_threads)
         opts = dict(options)
-        models = dict(opts.pop("models", None) or {})
-        models.setdefault("threads", num_threads)
-        scorer = Scorer(metric_list, models=models, **opts)
+        runtime = dict(opts.pop("runtime", None) or {})
+        runtime.setdefault("threads", num_threads)
+        scorer = Scorer(metric_list, runtime=runtime, **opts)
         for pdf in batches:
             ids = pdf[id_column].tolist() if id_column in pdf.columns else None
             systems = None
