@@ -40,7 +40,7 @@ def test_alignscore_modes_and_nulls() -> None:
     with pytest.raises(RuntimeError, match="CUDA.*onnxruntime-gpu"):
         AlignScore("roberta-base", 32, "cuda:0", TINY)
     with pytest.raises(ValueError, match="device"):
-        AlignScore(ckpt_path=TINY, device="gpu")
+        AlignScore(ckpt_path=TINY, device="tpu")
     assert AlignScore(ckpt_path=TINY, device=-1).scorer.options["runtime"]["device"] == "cpu"
     with pytest.raises(ValueError, match="evaluation_mode"):
         AlignScore(ckpt_path=TINY, evaluation_mode="nli-sp")

@@ -37,7 +37,9 @@ def test_identical_to_textstat_073(fixture_pairs, real_pairs, report) -> None:
 
 def test_identical_to_textstat_078_goldens(repo: Path, real_pairs, fixture_pairs) -> None:
     golden = json.loads((repo / "tests/goldens/readability_textstat078.json").read_text(encoding="utf-8"))
-    texts = {f"{p['id']}:{side}": p[side] for p in list(real_pairs) + list(fixture_pairs) for side in ("source", "summary")}
+    # Golden text ids: "<pair id>:<side>" for the real pairs, "fixture:<pair id>:<side>" for the fixtures.
+    texts = {f"{p['id']}:{side}": p[side] for p in real_pairs for side in ("source", "summary")}
+    texts.update({f"fixture:{p['id']}:{side}": p[side] for p in fixture_pairs for side in ("source", "summary")})
     n = 0
     for tid, want in golden["texts"].items():
         t = texts[tid]
