@@ -55,20 +55,21 @@ fn size_mb(p: &Path) -> f64 {
     std::fs::metadata(p).map_or(f64::NAN, |m| m.len() as f64 / 1e6)
 }
 
-/// Runs a benchmark.
-pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
-    if what != "alignscore" {
-        bail!("unknown benchmark {what:?} (known: alignscore)");
-    }
+/// The reference side of the AlignScore benchmark, shared with `cargo xtask bench python`: the
+/// first `n_pairs` real pairs, the random RoBERTa-base-shaped checkpoint and its export
+/// (`bench-out/alignscore/onnx-base`), and the unmodified reference's run on them (written to
+/// `bench-out/alignscore/<out_name>`). Returns (directory, pairs JSON, reference JSON).
+///
+/// # Errors
+/// No reference venv, or a failing script.
+pub fn reference_run(n_pairs: usize, out_name: &str) -> Result<(PathBuf, PathBuf, PathBuf)> {
     let py = reference_python()?;
     let dir: PathBuf = repo_root().join("bench-out").join("alignscore");
     std::fs::create_dir_all(&dir)?;
     let pairs = dir.join(format!("pairs{n_pairs}.json"));
-    let pairs_all = dir.join("pairs300.json");
     run_script(&py, "onnx/bench_reference.py", &["pairs", "--out", &s(&pairs), "--n", &n_pairs.to_string()])?;
-    run_script(&py, "onnx/bench_reference.py", &["pairs", "--out", &s(&pairs_all), "--n", "300"])?;
     run_script(&py, "onnx/bench_reference.py", &["prepare", "--out", &s(&dir)])?;
-    let ref_json = dir.join("reference.json");
+    let ref_json = dir.join(out_name);
     run_script(
         &py,
         "onnx/bench_reference.py",
@@ -77,6 +78,18 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
             "--pairs", &s(&pairs), "--out", &s(&ref_json),
         ],
     )?;
+    Ok((dir, pairs, ref_json))
+}
+
+/// Runs a benchmark.
+pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
+    if what != "alignscore" {
+        bail!("unknown benchmark {what:?} (known: alignscore)");
+    }
+    let py = reference_python()?;
+    let (dir, pairs, ref_json) = reference_run(n_pairs, "reference.json")?;
+    let pairs_all = dir.join("pairs300.json");
+    run_script(&py, "onnx/bench_reference.py", &["pairs", "--out", &s(&pairs_all), "--n", "300"])?;
     let reference: Value = serde_json::from_str(&std::fs::read_to_string(&ref_json)?)?;
     let fp32 = factpico_run(&dir.join("onnx-base"), &pairs, &[])?;
     let int8 = factpico_run(&dir.join("onnx-base-int8"), &pairs, &[])?;

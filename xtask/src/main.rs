@@ -18,6 +18,8 @@
 //!   tests (`browser.rs`; apt-get as root when absent); `cargo xtask test` sets it up too.
 //! * `cargo xtask bench report` — size and time to first render of 1,000- and 10,000-row
 //!   report pages in headless Chromium (`bench_report.rs`).
+//! * `cargo xtask pytest [ARGS]` — the Python package's stage alone (`pytest.rs`): venv, wheel,
+//!   pytest; `cargo xtask test` runs it after `cargo test` unless given targeted arguments.
 //! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
 //!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
@@ -32,6 +34,7 @@ mod fixtures;
 mod fuzz;
 mod ort;
 mod python;
+mod pytest;
 mod bench_dae;
 mod bench_qa;
 mod bench_report;
@@ -51,6 +54,12 @@ enum Cmd {
     Test {
         /// Extra arguments passed to `cargo test` (e.g. `--test cli`, `-- --nocapture`); the
         /// test harness always gets `--show-output`, so passing tests print what they compared.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The Python package's tests only (venv, wheel, pytest); extra arguments go to pytest.
+    Pytest {
+        /// Extra arguments passed to pytest (e.g. `-k rouge`, `-x`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -105,7 +114,7 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, report (page size and time to first render).
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, report (page size and time to first render), python (the Python package).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -130,13 +139,18 @@ fn main() -> Result<()> {
     match cli.cmd {
         Cmd::Test { args } => {
             let mut cmd = cargo();
-            if let Some(lib) = ort::prepare_for_tests()? {
+            let ort_lib = ort::prepare_for_tests()?;
+            if let Some(lib) = &ort_lib {
                 cmd.env("ORT_DYLIB_PATH", lib);
             }
-            if let Some(py) = sidecar::prepare_for_tests()? {
+            let sidecar_py = sidecar::prepare_for_tests()?;
+            if let Some(py) = &sidecar_py {
                 cmd.env(sidecar::PYTHON_ENV, py);
             }
             browser::prepare_for_tests()?;
+            // A targeted run (`cargo xtask test --test cli`) is Rust only; the full run adds the
+            // Python package's stage (`FACTPICO_SKIP_PYTHON=1` skips it, with a notice).
+            let python_stage = args.is_empty();
             // --no-fail-fast: one failing test binary must not hide the results of the others.
             // --show-output: the golden/parity tests print what they compared (counts), and
             // that evidence belongs in CI's log, not only in failures.
@@ -145,7 +159,21 @@ fn main() -> Result<()> {
                 Some(i) => args.insert(i + 1, "--show-output".into()),
                 None => args.extend(["--".into(), "--show-output".into()]),
             }
-            run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
+            let rust = run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args));
+            let python = if !python_stage {
+                Ok(())
+            } else if std::env::var("FACTPICO_SKIP_PYTHON").is_ok_and(|v| v == "1") {
+                eprintln!("xtask: SKIP the Python package's tests (FACTPICO_SKIP_PYTHON=1)");
+                Ok(())
+            } else {
+                pytest::run_stage(ort_lib.as_deref(), sidecar_py.as_deref(), &[])
+            };
+            rust.and(python)
+        }
+        Cmd::Pytest { args } => {
+            let ort_lib = ort::prepare_for_tests()?;
+            let sidecar_py = sidecar::prepare_for_tests()?;
+            pytest::run_stage(ort_lib.as_deref(), sidecar_py.as_deref(), &args)
         }
         Cmd::Ort => ort::setup(),
         Cmd::Fuzz { targets, seconds, sanitizer } => fuzz::fuzz(&targets, seconds, &sanitizer),
@@ -156,6 +184,7 @@ fn main() -> Result<()> {
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Browser => browser::setup().map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
+        Cmd::Bench { what, pairs } if what == "python" => pytest::bench(&[], pairs.min(300)),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, .. } if what == "report" => bench_report::run(&[1_000, 10_000]),

@@ -57,6 +57,9 @@
 use rougers::{Document, RougeScorer, RougeType, Tokenizer};
 use serde::{Deserialize, Serialize};
 
+mod variants;
+pub use variants::{RougeVariants, UnknownRougeType};
+
 /// Options of [`RougeL`], mirroring `rouge_scorer.RougeScorer(..., use_stemmer=...)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
