@@ -7,21 +7,17 @@
 //!   factpico (`bench_questeval` example, ONNX Runtime) on the same real pairs with the same
 //!   (replayed) spaCy answers, and prints the BENCHMARKS.md table.
 //!
-//! Python: `$FACTPICO_QA_PYTHON`, else `/work/venvs/qa/bin/python` (see docs/qa.md).
+//! Python: the reference venv ([`crate::python::REFERENCE`]; `$FACTPICO_REF_PYTHON`).
 use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::python::{repo_root, run, run_script};
+use crate::python::{reference_python, repo_root, run, run_script};
 
 fn qa_python() -> Result<PathBuf> {
-    let p = std::env::var_os("FACTPICO_QA_PYTHON").map_or_else(|| PathBuf::from("/work/venvs/qa/bin/python"), PathBuf::from);
-    if !p.exists() {
-        bail!("no QA reference Python at {} (set FACTPICO_QA_PYTHON; see docs/qa.md, 'Fixtures')", p.display());
-    }
-    Ok(p)
+    reference_python()
 }
 
 /// Regenerates the QA fixtures and goldens.
