@@ -120,8 +120,10 @@ def convert(archive, bart_dir, out):
         raise SystemExit(f"markers got ids {ids}, expected {[base_vocab, base_vocab + 1]}")
     sample = "The trial enrolled <m> 240 adults </m> with asthma ."
     pieces = tok.convert_ids_to_tokens(tok(sample, add_special_tokens=False)["input_ids"])
-    if "\u0120" in pieces or pieces[pieces.index(SPAN_START) + 1].startswith("\u0120"):
-        raise SystemExit(f"marker spacing not reproduced: {pieces}")
+    for m in (SPAN_START, SPAN_END):  # no space piece before a marker, no space on the piece after it
+        i = pieces.index(m)
+        if pieces[i - 1] == "\u0120" or pieces[i + 1].startswith("\u0120"):
+            raise SystemExit(f"marker spacing not reproduced: {pieces}")
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -87,6 +87,9 @@ enum Cmd {
         /// Working directory (default <repo>/.factpico/replicas; kept for inspection).
         #[arg(long)]
         work: Option<std::path::PathBuf>,
+        /// Reuse replicas, exports and reference runs already in the working directory.
+        #[arg(long)]
+        reuse: bool,
     },
     /// Create a Python environment (export, reference, qaeval, dae) under <repo>/.venv-NAME.
     Venv {
@@ -160,7 +163,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Cmd::Models { name, from, out, int8, .. } => models::get(name.as_deref().unwrap_or_default(), from, out, int8),
-        Cmd::Replicas { only, work } => replicas::run_all(&only, work),
+        Cmd::Replicas { only, work, reuse } => replicas::run_all(&only, work, reuse),
         Cmd::Venv { name } => python::venv(&name)?.python().map(|p| println!("{}", p.display())),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),

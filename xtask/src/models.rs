@@ -73,7 +73,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "alignscore-base",
         metric: "alignscore (--alignscore-model)",
         about: "AlignScore-base (Zha et al. 2023): RoBERTa-base Lightning checkpoint of BERTAlignModel",
-        licence: "MIT (yuh-zha/AlignScore LICENSE; the hub repository yzha/AlignScore states no other); backbone roberta-base: MIT",
+        licence: "code MIT (yuh-zha/AlignScore LICENSE), no separate licence stated for the checkpoints; roberta-base: see its hub model card",
         sources: &[
             Source::Hub { repo: "yzha/AlignScore", files: &["AlignScore-base.ckpt"], into: "" },
             Source::Hub { repo: "FacebookAI/roberta-base", files: ROBERTA_FILES, into: "roberta-base" },
@@ -90,7 +90,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "alignscore-large",
         metric: "alignscore (--alignscore-model)",
         about: "AlignScore-large (Zha et al. 2023): RoBERTa-large Lightning checkpoint of BERTAlignModel",
-        licence: "MIT (yuh-zha/AlignScore LICENSE; the hub repository yzha/AlignScore states no other); backbone roberta-large: MIT",
+        licence: "code MIT (yuh-zha/AlignScore LICENSE), no separate licence stated for the checkpoints; roberta-large: see its hub model card",
         sources: &[
             Source::Hub { repo: "yzha/AlignScore", files: &["AlignScore-large.ckpt"], into: "" },
             Source::Hub { repo: "FacebookAI/roberta-large", files: ROBERTA_FILES, into: "roberta-large" },
@@ -107,7 +107,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "dae-xsum",
         metric: "dae (--dae-model)",
         about: "DAE-2021 (Goyal & Durrett 2021) DAE_xsum_human_best_ckpt: ElectraDependencyModel, transformers 2.11 save_pretrained",
-        licence: "not stated (tagoyal/factuality-datasets has no licence file); backbone google/electra-base-discriminator: Apache-2.0",
+        licence: "none stated (tagoyal/factuality-datasets has no licence file: ask the authors before redistributing)",
         sources: &[Source::Drive {
             url: "https://drive.google.com/drive/folders/1kcRCU-UlIqwDIGsaRQlRsCcHY4Mc-m3L \
                   (factuality_models_datasets/factuality_models/DAE_xsum_human_best_ckpt.zip)",
@@ -122,7 +122,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "questeval-qg",
         metric: "questeval (--questeval-qg-model)",
         about: "QuestEval question generator ThomasNLG/t5-qg_squad1-en (T5-base, prefix sv1)",
-        licence: "not stated on the hub repository; QuestEval code: MIT",
+        licence: "QuestEval code MIT (LICENSE.txt); the ThomasNLG model: see its hub model card",
         sources: &[Source::Hub { repo: "ThomasNLG/t5-qg_squad1-en", files: T5_FILES, into: "" }],
         place: &["config.json", "pytorch_model.bin|model.safetensors", "spiece.model"],
         steps: &[&["onnx/export_seq2seq.py", "{from}", "{out}", "--role", "qg", "--qg-prefix", "sv1",
@@ -134,7 +134,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "questeval-qa",
         metric: "questeval (--questeval-qa-model)",
         about: "QuestEval question answerer ThomasNLG/t5-qa_squad2neg-en (T5-base; answerability = 1 - P(token 73))",
-        licence: "not stated on the hub repository; QuestEval code: MIT",
+        licence: "QuestEval code MIT (LICENSE.txt); the ThomasNLG model: see its hub model card",
         sources: &[Source::Hub { repo: "ThomasNLG/t5-qa_squad2neg-en", files: T5_FILES, into: "" }],
         place: &["config.json", "pytorch_model.bin|model.safetensors", "spiece.model"],
         steps: &[&["onnx/export_seq2seq.py", "{from}", "{out}", "--role", "qa", "--unanswerable-id", "73",
@@ -146,7 +146,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "questeval-bertscore",
         metric: "questeval (--bertscore-model)",
         about: "BERTScore model of QuestEval: bert-base-multilingual-cased, layer 9 (bert_score 0.3.9 model2layers)",
-        licence: "Apache-2.0 (google-research/bert)",
+        licence: "Apache-2.0 (google-research/bert; see the hub model card)",
         sources: &[Source::Hub {
             repo: "google-bert/bert-base-multilingual-cased",
             files: &["config.json", "vocab.txt", "tokenizer_config.json", "tokenizer.json", "model.safetensors"],
@@ -162,7 +162,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "qafacteval-qg",
         metric: "qafacteval (--qafacteval-qg-model)",
         about: "QAFactEval / QAEval question generator: AllenNLP 1.1 archive of BART-large with <m> </m> (download_models.sh)",
-        licence: "QAFactEval: BSD-3-Clause; qaeval: Apache-2.0; facebook/bart-large: MIT",
+        licence: "QAFactEval BSD-3-Clause (LICENSE.txt), qaeval Apache-2.0 (LICENSE); facebook/bart-large: see its hub model card",
         sources: &[
             Source::Drive {
                 url: "https://drive.google.com/uc?id=1vVhRgLtsQDAOmxYhY5PMPnxxHUyCOdQU",
@@ -183,7 +183,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "qafacteval-qa",
         metric: "qafacteval (--extractive-qa-model)",
         about: "QAFactEval / QAEval answering model: ELECTRA-large SQuAD 2.0 span model, transformers 3.0.2 save_pretrained",
-        licence: "QAFactEval: BSD-3-Clause; qaeval: Apache-2.0; ELECTRA: Apache-2.0",
+        licence: "QAFactEval BSD-3-Clause (LICENSE.txt), qaeval Apache-2.0 (LICENSE)",
         sources: &[Source::Drive {
             url: "https://drive.google.com/uc?id=1q2Z3FPP9AYNz0RJKHMlaweNhmLQoyPA8",
             how: "unzip model.zip into DIR (it is models/answering of download_models.sh)",
@@ -197,7 +197,7 @@ pub static MODELS: &[ModelEntry] = &[
         name: "qafacteval-lerc",
         metric: "qafacteval (--lerc-model)",
         about: "QAFactEval LERC-QuIP regressor quip-512-mocha (RoBERTa-large, 1 output)",
-        licence: "QAFactEval: BSD-3-Clause (no separate licence stated for the weights)",
+        licence: "QAFactEval BSD-3-Clause (LICENSE.txt; no separate licence stated for the weights)",
         sources: &[Source::Archive {
             url: "https://storage.googleapis.com/sfr-qafacteval-research/quip-512-mocha.tar.gz",
             root: "quip-512-mocha",

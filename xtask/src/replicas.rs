@@ -62,17 +62,17 @@ impl Ctx {
 pub static FAMILIES: &[Family] = &[
     Family {
         name: "alignscore",
-        script: "alignscore.py",
+        script: "alignscore_replica.py",
         part: None,
         builder: &REFERENCE,
         reference: &REFERENCE,
         models: &["alignscore-base"],
         check: checks::alignscore,
     },
-    Family { name: "dae", script: "dae.py", part: None, builder: &DAE, reference: &DAE, models: &["dae-xsum"], check: checks::dae },
+    Family { name: "dae", script: "dae_replica.py", part: None, builder: &DAE, reference: &DAE, models: &["dae-xsum"], check: checks::dae },
     Family {
         name: "questeval",
-        script: "questeval.py",
+        script: "questeval_replica.py",
         part: None,
         builder: &REFERENCE,
         reference: &REFERENCE,
@@ -81,7 +81,7 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         name: "bertscore",
-        script: "bertscore.py",
+        script: "bertscore_replica.py",
         part: None,
         builder: &REFERENCE,
         reference: &REFERENCE,
@@ -90,7 +90,7 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         name: "qafacteval-qg",
-        script: "qafacteval.py",
+        script: "qafacteval_replica.py",
         part: Some("qg"),
         builder: &QAEVAL,
         reference: &QAEVAL,
@@ -99,7 +99,7 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         name: "qafacteval-qa",
-        script: "qafacteval.py",
+        script: "qafacteval_replica.py",
         part: Some("qa"),
         builder: &QAEVAL,
         reference: &QAEVAL,
@@ -108,7 +108,7 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         name: "lerc",
-        script: "qafacteval.py",
+        script: "qafacteval_replica.py",
         part: Some("lerc"),
         builder: &QAEVAL,
         reference: &QAEVAL,
@@ -144,17 +144,28 @@ fn user_export(entry: &str, from: &Path, out: &Path) -> std::result::Result<Stri
     }
 }
 
-fn run_family(f: &Family, work: &Path) -> Result<Vec<String>> {
+fn run_family(f: &Family, work: &Path, reuse: bool) -> Result<Vec<String>> {
     let dir = work.join(f.name);
     let ctx = Ctx { from: dir.join("from"), out: dir.join("out") };
     std::fs::create_dir_all(&dir)?;
     let script = format!("onnx/replicas/{}", f.script);
     let t = Instant::now();
     let from = ctx.from.display().to_string();
-    run_script(&f.builder.python()?, &script, &script_args(f, "build", &["--out", &from]))
-        .with_context(|| format!("{}: building the replica", f.name))?;
-    let mut lines = vec![format!("built with the {} venv in {:.0} s", f.builder.name, t.elapsed().as_secs_f64())];
+    let built = ctx.from.join(".replica-built");
+    let mut lines = Vec::new();
+    if reuse && built.exists() {
+        lines.push(format!("reused the replica in {from}"));
+    } else {
+        run_script(&f.builder.python()?, &script, &script_args(f, "build", &["--out", &from]))
+            .with_context(|| format!("{}: building the replica", f.name))?;
+        std::fs::write(&built, "")?;
+        lines.push(format!("built with the {} venv in {:.0} s", f.builder.name, t.elapsed().as_secs_f64()));
+    }
     for entry in f.models {
+        if reuse && ctx.model(entry).join("factpico.json").exists() {
+            lines.push(format!("reused the export {}", ctx.model(entry).display()));
+            continue;
+        }
         let t = Instant::now();
         let log = user_export(entry, &ctx.from.join(entry), &ctx.model(entry))
             .map_err(|e| anyhow::anyhow!("{}: `cargo xtask models {entry} --from ...` failed:\n{e}", f.name))?;
@@ -174,20 +185,26 @@ fn run_family(f: &Family, work: &Path) -> Result<Vec<String>> {
     }
     let refjson = dir.join("reference.json");
     let t = Instant::now();
-    run_script(&f.reference.python()?, &script, &script_args(f, "reference", &["--from", &from, "--out", &refjson.display().to_string()]))
-        .with_context(|| format!("{}: running the reference", f.name))?;
-    lines.push(format!("reference ran in the {} venv in {:.0} s", f.reference.name, t.elapsed().as_secs_f64()));
+    if reuse && refjson.exists() {
+        lines.push(format!("reused {}", refjson.display()));
+    } else {
+        let _ = std::fs::remove_file(&refjson);
+        run_script(&f.reference.python()?, &script, &script_args(f, "reference", &["--from", &from, "--out", &refjson.display().to_string()]))
+            .with_context(|| format!("{}: running the reference", f.name))?;
+        lines.push(format!("reference ran in the {} venv in {:.0} s", f.reference.name, t.elapsed().as_secs_f64()));
+    }
     let reference: Value = serde_json::from_str(&std::fs::read_to_string(&refjson)?)?;
     lines.push(format!("reference: {}; {}", reference["reference"].as_str().unwrap_or("?"), reference["versions"]));
     lines.extend((f.check)(&ctx, &reference)?);
     Ok(lines)
 }
 
-/// `cargo xtask replicas [--only NAME]... [--work DIR]`.
+/// `cargo xtask replicas [--only NAME]... [--work DIR] [--reuse]` (`--reuse`: keep a built
+/// replica, an export and a reference run found in the work directory; for iterating).
 ///
 /// # Errors
 /// Unknown family names; any family whose export or comparison failed (after running all).
-pub fn run_all(only: &[String], work: Option<PathBuf>) -> Result<()> {
+pub fn run_all(only: &[String], work: Option<PathBuf>, reuse: bool) -> Result<()> {
     for o in only {
         ensure!(
             FAMILIES.iter().any(|f| f.name == o),
@@ -197,6 +214,7 @@ pub fn run_all(only: &[String], work: Option<PathBuf>) -> Result<()> {
     }
     let work = work.unwrap_or_else(|| crate::python::work_dir("replicas"));
     std::fs::create_dir_all(&work)?;
+    let work = std::fs::canonicalize(&work)?;
     if let Some(lib) = crate::ort::prepare_for_tests()? {
         factpico_runtime::init_ort_from(&lib).map_err(|e| anyhow::anyhow!("{e}"))?;
     } else {
@@ -207,7 +225,7 @@ pub fn run_all(only: &[String], work: Option<PathBuf>) -> Result<()> {
     for f in FAMILIES.iter().filter(|f| only.is_empty() || only.iter().any(|o| o == f.name)) {
         eprintln!("=== replica {}", f.name);
         let t = Instant::now();
-        let res = run_family(f, &work);
+        let res = run_family(f, &work, reuse);
         let (status, lines) = match res {
             Ok(lines) => ("PASS", lines),
             Err(e) => {

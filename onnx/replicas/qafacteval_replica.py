@@ -126,6 +126,8 @@ def build_qg(out):
     vocab0 = Vocabulary()
     model = Model.from_params(vocab=vocab0, params=Params(json.loads(json.dumps(TRAINING_CONFIG["model"]))))
     randomize(model, 0.2, 51002)
+    with torch.no_grad():  # random logits have std ~1.6: make </s> competitive so beams end at varied lengths
+        model.bart.final_logits_bias[0, cfg.eos_token_id] = 4.0
     reader = QuestionGenerationDatasetReader(model_name="facebook/bart-large")
     instances = [reader.text_to_instance(s, 0, min(5, len(s)), "What was measured?") for s in _util.corpus_lines()[:20]]
     vocab = Vocabulary.from_instances(instances)
@@ -156,10 +158,9 @@ def qg_inputs():
             if len(sent) < 12:
                 continue
             spans = [m.span() for m in re.finditer(r"\d[\d.,%]*|[A-Z][a-z]+|\w{7,}", sent)]
-            for s, e in spans[:3]:
-                out.append((sent, s, e))
-            if len(out) >= 40:
-                break
+            for s, e in spans[:2]:
+                if len(out) < 24:
+                    out.append((sent, s, e))
     s = "Blood  pressure fell in\tthe drug group ."
     out += [(s, 0, 5), (s, 7, 15), (s, 24, 27), (s, len(s) - 1, len(s)), ("Metformin.", 0, 9),
             ("The dose was 5 µg/kg (≥ 12 months).", 13, 20), ("Adults with asthma\nimproved.", 12, 18)]

@@ -16,7 +16,8 @@ check against the reference's own loader.
   warmup_steps_portion=0.06)`` (``train.py``'s hyper-parameters), re-initialised at random
   (heads calibrated so scores spread over (0, 1)), trained one step by ``Trainer.fit``
   (the authors' ``training_step`` / ``training_step_end`` / ``configure_optimizers``, with a
-  ``ModelCheckpoint`` callback as in ``train.py``), then ``trainer.save_checkpoint`` — so the
+  ``ModelCheckpoint`` callback as in ``train.py``), the ``embeddings.position_ids`` buffer made
+  persistent as transformers 4.20-4.30 saved it, then ``trainer.save_checkpoint`` — so the
   file has Lightning's hyper-parameters, optimizer (AdamW) and scheduler state, loop and
   callback state, exactly as Lightning writes them.
 
@@ -91,6 +92,10 @@ def build(out):
                          enable_progress_bar=False, enable_model_summary=False, callbacks=[ckpt_cb],
                          default_root_dir=str(out / "harness" / "lightning"))
     trainer.fit(model, train_dataloaders=loader)
+    # transformers 4.20-4.30 (the authors' ">=4.20.1") kept RoBERTa's position_ids as a
+    # persistent buffer, so the published state_dict has base_model.embeddings.position_ids.
+    emb = model.base_model.embeddings
+    emb.register_buffer("position_ids", emb.position_ids.clone(), persistent=True)
     ckpt = out / "alignscore-base" / "AlignScore-base.ckpt"
     trainer.save_checkpoint(str(ckpt))
     raw = torch.load(str(ckpt), map_location="cpu", weights_only=False)
