@@ -257,7 +257,9 @@ def build_lerc(out):
     from transformers import RobertaConfig, RobertaForSequenceClassification, RobertaTokenizer
     vd = out / "harness" / "roberta-large"
     n = train_bpe(vd)
-    tok = RobertaTokenizer(str(vd / "vocab.json"), str(vd / "merges.txt"))
+    # from_pretrained, as the publisher loaded roberta-large (3.0.2 cannot save a directly
+    # constructed RobertaTokenizer: its AddedToken mask is not JSON-serialisable).
+    tok = RobertaTokenizer.from_pretrained(str(vd))
     assert len(tok) == n
     cfg = RobertaConfig(vocab_size=n, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                         intermediate_size=64, max_position_embeddings=514, type_vocab_size=1, pad_token_id=1,
@@ -278,7 +280,8 @@ def reference_lerc(frm, out_json):
     torch.set_num_threads(2)
     src = _util.reference_source("QAFACTEVAL_REPO", "salesforce/QAFactEval", "lerc_quip.py")
     mod = _util.load_module_from_source("lerc_quip", src, "lerc_quip.py")
-    scorer = mod.LERCQuipScorer(str(Path(frm) / "qafacteval-lerc"), cuda_device=-1, batch_size=8)
+    # cuda_device is passed to torch's .to(): -1 (QAEval's "CPU") is rejected there, "cpu" is what works.
+    scorer = mod.LERCQuipScorer(str(Path(frm) / "qafacteval-lerc"), cuda_device="cpu", batch_size=8)
     rows = []
     groups = 0
     long_ctx = " ".join(["Patients received drug A or drug B for 12 weeks and blood pressure fell."] * 70)

@@ -67,7 +67,29 @@ def build_spiece(work):
     return prefix + ".model"
 
 
-def build_t5(spiece, out, seed):
+def calibrate_unanswerable(model, tok):
+    """Sets the (tied) embedding row of id 73 so that its step-0 logit is, on average over
+    self-written QA inputs, as high as the top logit: the QA replica then says
+    "unanswerable" with probabilities spread over (0, 1) instead of ~0, so the answerability
+    term (1 - P(73)) is exercised. Row 73 only enters the encoder when the input contains
+    that piece (the fixture texts do not)."""
+    import torch
+    lines = _util.corpus_lines()
+    texts = [f"What is reported? </s> {l}" for l in lines[:48]]
+    enc = tok(texts, return_tensors="pt", padding=True)
+    with torch.no_grad():
+        dec = model(**enc, decoder_input_ids=torch.zeros(len(texts), 1, dtype=torch.long),
+                    output_hidden_states=True)
+        h = dec.decoder_hidden_states[-1][:, 0] * model.model_dim ** -0.5  # what meets the tied lm head
+        u = h.mean(0) / h.mean(0).norm()
+        target = dec.logits[:, 0].max(-1).values.mean()
+        model.shared.weight[UNANSWERABLE_ID] = u * (target / (h @ u).mean())
+        p = model(**enc, decoder_input_ids=torch.zeros(len(texts), 1, dtype=torch.long)).logits[:, 0].softmax(-1)
+    p73 = p[:, UNANSWERABLE_ID]
+    print(f"P(73) at step 0 on {len(texts)} inputs: min {p73.min():.3f}, mean {p73.mean():.3f}, max {p73.max():.3f}")
+
+
+def build_t5(spiece, out, seed, unanswerable=False):
     import torch
     from transformers import T5Config, T5ForConditionalGeneration, T5Tokenizer
     tok = T5Tokenizer(spiece, extra_ids=100, legacy=True, model_max_length=512)
@@ -80,6 +102,8 @@ def build_t5(spiece, out, seed):
     model = T5ForConditionalGeneration(cfg).eval()
     with torch.no_grad():  # random T5 logits are nearly uniform; widen them
         model.shared.weight.mul_(8.0)
+    if unanswerable:
+        calibrate_unanswerable(model, tok)
     out.mkdir(parents=True)
     model.save_pretrained(str(out), safe_serialization=False)
     tok.save_pretrained(str(out))
@@ -96,12 +120,13 @@ def build(out):
         shutil.rmtree(out)
     spiece = build_spiece(out / "harness")
     for name, seed in (("questeval-qg", 31001), ("questeval-qa", 31002)):
-        files = build_t5(spiece, out / name, seed)
+        files = build_t5(spiece, out / name, seed, unanswerable=name == "questeval-qa")
         print(f"wrote {out / name}: {', '.join(files)}")
 
 
 def reference(frm, out_json):
     import torch
+    import transformers  # noqa: F401  (before the harness stubs `datasets`)
     import gen_qa_references as g
     frm = Path(frm).resolve()
     torch.set_num_threads(2)

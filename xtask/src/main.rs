@@ -115,7 +115,8 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa.
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa (QuestEval vs the reference),
+        /// qafacteval (factpico only).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -171,6 +172,7 @@ fn main() -> Result<()> {
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
+        Cmd::Bench { what, pairs } if what == "qafacteval" => bench_qa::bench_qafacteval(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }
