@@ -6,12 +6,16 @@ check against the reference's own loader.
 ``build --out FROM`` (reference venv: ``alignscore-speedofmagic`` 0.1.4 = yuh-zha/AlignScore
 ``src/alignscore``, pytorch-lightning 1.9.5 = the newest of the authors' ``>=1.7.7,<2``):
 
-* ``FROM/alignscore-base/roberta-base/``: what the user downloads of the backbone
+Two replicas, one per published file (SIZE = base, large; the same class, the backbone named
+``roberta-SIZE``; tiny dimensions, the large one wider and deeper than the base one so that
+nothing in the export may assume one shape):
+
+* ``FROM/alignscore-SIZE/roberta-SIZE/``: what the user downloads of the backbone
   (``config.json``, ``vocab.json``, ``merges.txt``, ``tokenizer.json``; no weights, no
   ``tokenizer_config.json``), a tiny RoBERTa with a byte-level BPE trained on self-written
-  text; ``FROM/harness/roberta-base/`` adds the weights the reference's ``from_pretrained``
-  needs (the hub name ``roberta-base`` resolves to it: the harness runs in ``FROM/harness``).
-* ``FROM/alignscore-base/AlignScore-base.ckpt``: ``BERTAlignModel(model='roberta-base',
+  text; ``FROM/harness/roberta-SIZE/`` adds the weights the reference's ``from_pretrained``
+  needs (the hub name ``roberta-SIZE`` resolves to it: the harness runs in ``FROM/harness``).
+* ``FROM/alignscore-SIZE/AlignScore-SIZE.ckpt``: ``BERTAlignModel(model='roberta-SIZE',
   using_pretrained=True, adam_epsilon=1e-6, learning_rate=1e-5, weight_decay=0.1,
   warmup_steps_portion=0.06)`` (``train.py``'s hyper-parameters), re-initialised at random
   (heads calibrated so scores spread over (0, 1)), trained one step by ``Trainer.fit``
@@ -21,7 +25,7 @@ check against the reference's own loader.
   file has Lightning's hyper-parameters, optimizer (AdamW) and scheduler state, loop and
   callback state, exactly as Lightning writes them.
 
-``reference --from FROM --out JSON``: the reference ``AlignScore(model='roberta-base',
+``reference --from FROM --out JSON``: per size, the reference ``AlignScore(model='roberta-SIZE',
 ckpt_path=...)`` (its ``Inferencer`` loads the file with Lightning's
 ``BERTAlignModel.load_from_checkpoint``), all six modes on the fixture pairs plus
 ``gen_alignscore.py``'s extra pairs (long contexts, multi-sentence claims); and which loading
@@ -37,9 +41,20 @@ from pathlib import Path
 import _util
 
 HPARAMS = dict(adam_epsilon=1e-6, learning_rate=1e-5, weight_decay=0.1, warmup_steps_portion=0.06)
+SIZES = ("base", "large")
+# Tiny stand-ins of roberta-base / roberta-large (hidden, layers, heads, intermediate).
+SHAPES = {"base": (64, 2, 4, 128), "large": (96, 3, 6, 256)}
 
 
 def build(out):
+    out = Path(out).resolve()
+    if out.exists():
+        shutil.rmtree(out)
+    for k, size in enumerate(SIZES):
+        build_one(out, size, 13001 + 10 * k)
+
+
+def build_one(out, size, seed):
     import torch
     import pytorch_lightning as pl
     from pytorch_lightning.callbacks import ModelCheckpoint
@@ -47,25 +62,24 @@ def build(out):
     import random_alignscore as ra
     from alignscore.model import BERTAlignModel
 
-    out = Path(out).resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    harness = out / "harness" / "roberta-base"
+    backbone = f"roberta-{size}"
+    harness = out / "harness" / backbone
     corpus = [str(_util.ROOT / "onnx" / "tiny_tokenizer_corpus.txt"), str(_util.ROOT / "fixtures" / "pairs.jsonl"),
               str(_util.ROOT / "fixtures" / "edge_cases.jsonl")]
     tok = ra.train_tokenizer(corpus, 1000, harness)
     cfg = ra.config_for("tiny", len(tok))
-    torch.manual_seed(13001)
+    cfg.hidden_size, cfg.num_hidden_layers, cfg.num_attention_heads, cfg.intermediate_size = SHAPES[size]
+    torch.manual_seed(seed)
     RobertaForMaskedLM(cfg).save_pretrained(str(harness), safe_serialization=True)
     cfg.save_pretrained(str(harness))
-    user = out / "alignscore-base" / "roberta-base"
+    user = out / f"alignscore-{size}" / backbone
     user.mkdir(parents=True)
     for f in ("config.json", "vocab.json", "merges.txt", "tokenizer.json"):
         shutil.copy(harness / f, user / f)
 
-    os.chdir(out / "harness")  # 'roberta-base' = the local folder, as the hub name is for real
-    pl.seed_everything(13002)
-    model = BERTAlignModel(model="roberta-base", using_pretrained=True, **HPARAMS)
+    os.chdir(out / "harness")  # 'roberta-SIZE' = the local folder, as the hub name is for real
+    pl.seed_everything(seed + 1)
+    model = BERTAlignModel(model=backbone, using_pretrained=True, **HPARAMS)
     base = model.base_model
     base.config.initializer_range = 0.3
     base.apply(base._init_weights)
@@ -86,17 +100,17 @@ def build(out):
              "align_label": torch.tensor([1, 0, 1, 0][:n]), "tri_label": torch.tensor([0, 2, 1, 0][:n]),
              "reg_label": torch.tensor([0.9, 0.1, 0.5, -100.0][:n])}
     loader = torch.utils.data.DataLoader([batch], batch_size=None)
-    ckpt_cb = ModelCheckpoint(dirpath=str(out / "harness" / "lightning"), filename="replica_{epoch:02d}_{step}",
+    ckpt_cb = ModelCheckpoint(dirpath=str(out / "harness" / f"lightning-{size}"), filename="replica_{epoch:02d}_{step}",
                               every_n_train_steps=10000, save_top_k=1)
     trainer = pl.Trainer(max_steps=1, accelerator="cpu", devices=1, precision=32, logger=False,
                          enable_progress_bar=False, enable_model_summary=False, callbacks=[ckpt_cb],
-                         default_root_dir=str(out / "harness" / "lightning"))
+                         default_root_dir=str(out / "harness" / f"lightning-{size}"))
     trainer.fit(model, train_dataloaders=loader)
     # transformers 4.20-4.30 (the authors' ">=4.20.1") kept RoBERTa's position_ids as a
     # persistent buffer, so the published state_dict has base_model.embeddings.position_ids.
     emb = model.base_model.embeddings
     emb.register_buffer("position_ids", emb.position_ids.clone(), persistent=True)
-    ckpt = out / "alignscore-base" / "AlignScore-base.ckpt"
+    ckpt = out / f"alignscore-{size}" / f"AlignScore-{size}.ckpt"
     trainer.save_checkpoint(str(ckpt))
     raw = torch.load(str(ckpt), map_location="cpu", weights_only=False)
     print(f"wrote {ckpt}: Lightning {raw.get('pytorch-lightning_version')}, keys {sorted(raw)}, "
@@ -104,14 +118,11 @@ def build(out):
 
 
 def reference(frm, out_json):
-    import math
     import tempfile
     import torch
-    import common
     import gen_alignscore as ga
 
     frm = Path(frm).resolve()
-    ckpt = frm / "alignscore-base" / "AlignScore-base.ckpt"
     torch.set_num_threads(2)
     tmp = tempfile.mkdtemp(prefix="nltk-data-")
     ga.install_punkt_tab(Path(tmp))
@@ -123,9 +134,26 @@ def reference(frm, out_json):
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.chdir(frm / "harness")
     from alignscore import AlignScore
-    scorer = AlignScore(model="roberta-base", batch_size=32, device="cpu", ckpt_path=str(ckpt),
-                        evaluation_mode="nli_sp", verbose=False)
     pairs = [(i, s, c) for i, s, c in _util.fixture_pairs()] + ga.extra_pairs()
+    variants = {size: reference_one(AlignScore, frm, size, pairs) for size in SIZES}
+    _util.write_json(out_json, {
+        "reference": "alignscore-speedofmagic 0.1.4 AlignScore / Inferencer (Lightning load_from_checkpoint)",
+        "versions": _util.versions("alignscore-speedofmagic", "pytorch-lightning", "torch", "transformers"),
+        "modes": ga.MODES,
+        "pairs": [{"id": p[0], "source": p[1], "summary": p[2]} for p in pairs],
+        "variants": variants,
+    })
+
+
+def reference_one(AlignScore, frm, size, pairs):
+    import math
+    import torch
+    import common
+    import gen_alignscore as ga
+
+    ckpt = frm / f"alignscore-{size}" / f"AlignScore-{size}.ckpt"
+    scorer = AlignScore(model=f"roberta-{size}", batch_size=32, device="cpu", ckpt_path=str(ckpt),
+                        evaluation_mode="nli_sp", verbose=False)
     ctx, clm = [p[1] for p in pairs], [p[2] for p in pairs]
     scores = {}
     for mode in ga.MODES:
@@ -157,21 +185,17 @@ def reference(frm, out_json):
         return sorted(a) == sorted(b) and all(torch.equal(a[k], b[k]) for k in a)
 
     top = torch.load(str(ckpt), map_location="cpu", weights_only=False)
-    _util.write_json(out_json, {
-        "reference": "alignscore-speedofmagic 0.1.4 AlignScore / Inferencer (Lightning load_from_checkpoint)",
-        "versions": _util.versions("alignscore-speedofmagic", "pytorch-lightning", "torch", "transformers"),
+    print(f"reference {size}: {len(pairs)} pairs x {len(ga.MODES)} modes; checkpoint load path {path}, "
+          f"weights_only error: {weights_only_error}")
+    return {
         "checkpoint": {"file": str(ckpt), "sha256": common.sha256_file(ckpt),
                        "lightning_version": top.get("pytorch-lightning_version"), "keys": sorted(top),
                        "hyper_parameters": {k: str(v) for k, v in dict(top["hyper_parameters"]).items()},
                        "default_load_path": path, "weights_only_error": weights_only_error,
                        "default_equals_lightning": same(auto, raw), "lenient_equals_lightning": same(lenient, raw),
                        "tensors": len(raw)},
-        "modes": ga.MODES,
-        "pairs": [{"id": p[0], "source": p[1], "summary": p[2]} for p in pairs],
         "scores": scores,
-    })
-    print(f"reference: {len(pairs)} pairs x {len(ga.MODES)} modes; checkpoint load path {path}, "
-          f"weights_only error: {weights_only_error}")
+    }
 
 
 def main():

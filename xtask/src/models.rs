@@ -522,6 +522,22 @@ mod tests {
         }
     }
 
+    /// Every model's file format is exported and checked by its replica (`cargo xtask
+    /// replicas` runs `cargo xtask models NAME --from` on each entry a family lists).
+    #[test]
+    fn every_model_is_exported_by_its_replica() {
+        for m in MODELS {
+            let f = crate::replicas::FAMILIES.iter().find(|f| f.name == m.replica);
+            let f = f.unwrap_or_else(|| panic!("{}: replica {:?} is not a family of cargo xtask replicas", m.name, m.replica));
+            assert!(f.models.contains(&m.name), "{}: replica {} does not export it (exports {:?})", m.name, f.name, f.models);
+        }
+        for f in crate::replicas::FAMILIES {
+            for name in f.models {
+                assert!(MODELS.iter().any(|m| m.name == *name && m.replica == f.name), "replica {} exports {name}, whose entry names another replica", f.name);
+            }
+        }
+    }
+
     #[test]
     fn onnx_readme_covers_every_model() {
         let readme = std::fs::read_to_string(repo_root().join("onnx/README.md")).unwrap();

@@ -66,7 +66,7 @@ pub static FAMILIES: &[Family] = &[
         part: None,
         builder: &REFERENCE,
         reference: &REFERENCE,
-        models: &["alignscore-base"],
+        models: &["alignscore-base", "alignscore-large"],
         check: checks::alignscore,
     },
     Family { name: "dae", script: "dae_replica.py", part: None, builder: &DAE, reference: &DAE, models: &["dae-xsum"], check: checks::dae },
@@ -289,15 +289,33 @@ mod checks {
         SessionOptions::default().intra_threads(2)
     }
 
+    /// Both published sizes: `variants.base` / `variants.large` of the reference JSON, each
+    /// checked against its own export (`alignscore-base`, `alignscore-large`).
     pub fn alignscore(ctx: &Ctx, r: &Value) -> Result<Vec<String>> {
-        let dir = ctx.model("alignscore-base");
+        let pairs: Vec<(String, String)> = r["pairs"]
+            .as_array()
+            .context("pairs")?
+            .iter()
+            .map(|p| (p["source"].as_str().unwrap_or_default().to_owned(), p["summary"].as_str().unwrap_or_default().to_owned()))
+            .collect();
+        let inputs: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let mut lines = Vec::new();
+        for size in ["base", "large"] {
+            let v = &r["variants"][size];
+            ensure!(v.is_object(), "the reference JSON has no variants.{size}");
+            lines.extend(alignscore_one(&ctx.model(&format!("alignscore-{size}")), size, v, &inputs)?);
+        }
+        Ok(lines)
+    }
+
+    fn alignscore_one(dir: &Path, size: &str, r: &Value, inputs: &[(&str, &str)]) -> Result<Vec<String>> {
         let ck = &r["checkpoint"];
-        ensure!(ck["default_equals_lightning"] == true, "onnx/common.py's default loading differs from Lightning's: {ck}");
-        ensure!(ck["lenient_equals_lightning"] == true, "the lenient unpickler differs from Lightning's loading: {ck}");
-        let m = manifest(&dir)?;
-        ensure!(m["source"]["sha256"] == ck["sha256"], "manifest sha256 {} is not the checkpoint's {}", m["source"]["sha256"], ck["sha256"]);
+        ensure!(ck["default_equals_lightning"] == true, "{size}: onnx/common.py's default loading differs from Lightning's: {ck}");
+        ensure!(ck["lenient_equals_lightning"] == true, "{size}: the lenient unpickler differs from Lightning's loading: {ck}");
+        let m = manifest(dir)?;
+        ensure!(m["source"]["sha256"] == ck["sha256"], "{size}: manifest sha256 {} is not the checkpoint's {}", m["source"]["sha256"], ck["sha256"]);
         let mut lines = vec![format!(
-            "checkpoint written by Lightning {} (top-level keys {}; hyper_parameters {}); onnx/common.py reads it via `{}` \
+            "{size}: checkpoint written by Lightning {} (top-level keys {}; hyper_parameters {}); onnx/common.py reads it via `{}` \
              (torch weights_only: {}); default path and lenient unpickler both equal Lightning's own torch.load ({} tensors)",
             ck["lightning_version"],
             strs(&ck["keys"]).join(", "),
@@ -306,29 +324,22 @@ mod checks {
             ck["weights_only_error"].as_str().map_or_else(|| "loads".to_owned(), |e| format!("refused: {e}")),
             ck["tensors"]
         )];
-        let pairs: Vec<(String, String)> = r["pairs"]
-            .as_array()
-            .context("pairs")?
-            .iter()
-            .map(|p| (p["source"].as_str().unwrap_or_default().to_owned(), p["summary"].as_str().unwrap_or_default().to_owned()))
-            .collect();
-        let inputs: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-        let scorer = AlignScore::try_new(&dir, AlignScoreOptions { mode: Mode::NliSp, batch_size: 16, threads: 2, ..AlignScoreOptions::default() })?;
-        let all = scorer.score_batch_modes(&inputs, &Mode::ALL)?;
+        let scorer = AlignScore::try_new(dir, AlignScoreOptions { mode: Mode::NliSp, batch_size: 16, threads: 2, ..AlignScoreOptions::default() })?;
+        let all = scorer.score_batch_modes(inputs, &Mode::ALL)?;
         let mut total = Vec::new();
         let mut nulls = 0;
         for (mode, out) in Mode::ALL.into_iter().zip(all) {
-            let want = r["scores"][mode.as_str()].as_array().with_context(|| format!("scores.{mode}"))?;
-            ensure!(want.len() == out.len(), "{mode}: {} reference scores for {} pairs", want.len(), out.len());
+            let want = r["scores"][mode.as_str()].as_array().with_context(|| format!("{size}: scores.{mode}"))?;
+            ensure!(want.len() == out.len(), "{size} {mode}: {} reference scores for {} pairs", want.len(), out.len());
             for (k, (w, o)) in want.iter().zip(&out).enumerate() {
                 match (num(w), o.score) {
                     (None, None) => nulls += 1,
                     (Some(a), Some(b)) => total.push((b, a)),
-                    (a, b) => bail!("{mode} pair {k}: reference {a:?}, factpico {b:?}"),
+                    (a, b) => bail!("{size} {mode} pair {k}: reference {a:?}, factpico {b:?}"),
                 }
             }
         }
-        lines.push(compare(&format!("AlignScore, {} pairs x 6 modes ({nulls} null on both sides)", pairs.len()), total, 1e-4)?);
+        lines.push(compare(&format!("AlignScore-{size}, {} pairs x 6 modes ({nulls} null on both sides)", inputs.len()), total, 1e-4)?);
         Ok(lines)
     }
 
