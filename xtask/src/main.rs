@@ -18,6 +18,8 @@
 //! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
 //!   benchmark vs the Python reference (`bench_qa.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
+//! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
+//!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -27,6 +29,7 @@ mod bench;
 mod bench_model_free;
 mod export;
 mod fixtures;
+mod fuzz;
 mod models;
 mod ort;
 mod python;
@@ -113,6 +116,18 @@ enum Cmd {
         #[arg(long)]
         python: Option<String>,
     },
+    /// Fuzz the input readers (JSONL, JSON array, CSV, TSV) and the CoNLL-U / JSON-arcs readers
+    /// with cargo-fuzz (libFuzzer), one target after another; crashes go to fuzz/regressions/.
+    Fuzz {
+        /// Targets (default all): jsonl, json_array, csv, tsv, conllu, json_arcs.
+        targets: Vec<String>,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+        /// cargo-fuzz sanitizer: address, none, ...
+        #[arg(long, default_value = "address")]
+        sanitizer: String,
+    },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa (QuestEval vs the reference),
@@ -158,6 +173,7 @@ fn main() -> Result<()> {
             run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
         }
         Cmd::Ort => ort::setup(),
+        Cmd::Fuzz { targets, seconds, sanitizer } => fuzz::fuzz(&targets, seconds, &sanitizer),
         Cmd::Export { what } => export::export(what),
         Cmd::Models { list: true, .. } => {
             print!("{}", models::list());
