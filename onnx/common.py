@@ -24,6 +24,15 @@ def sha256_file(path) -> str:
     return h.hexdigest()
 
 
+def weights_sha256(checkpoint):
+    """sha256 of a local Hugging Face checkpoint's weights file (None for hub ids / no file)."""
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        p = Path(checkpoint) / name
+        if p.is_file():
+            return sha256_file(p)
+    return None
+
+
 def versions() -> dict:
     import onnx
     import onnxruntime
@@ -84,23 +93,35 @@ class _LenientUnpickler(pickle.Unpickler):
         return type(name, (_Stub, dict), {"__module__": module})
 
 
+LOAD_PATH: dict = {}
+"""Which path :func:`load_lightning_state_dict` took per checkpoint (``weights_only`` / ``lenient``)."""
+
+
 class _LenientPickleModule:
     Unpickler = _LenientUnpickler
     load = staticmethod(lambda f, **kw: _LenientUnpickler(f, **kw).load())
     __name__ = "factpico_lenient_pickle"
 
 
-def load_lightning_state_dict(ckpt_path: Path) -> dict:
+def load_lightning_state_dict(ckpt_path: Path, lenient: bool = False) -> dict:
     """Loads ``state_dict`` from a PyTorch-Lightning checkpoint without importing Lightning.
 
     Tries ``torch.load(weights_only=True)`` first; checkpoints that pickle Lightning objects
     (hyper-parameter containers, callbacks) are then read with an unpickler that replaces
-    non-torch classes by inert stubs (tensors are still restored by torch)."""
+    non-torch classes by inert stubs (tensors are still restored by torch). ``lenient=True``
+    goes to the lenient unpickler directly (``cargo xtask replicas`` checks that both paths
+    give the same tensors as Lightning's own loading)."""
     import torch
-    try:
-        ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=True)
-    except Exception:  # noqa: BLE001 - fall back to the lenient unpickler
+    ckpt = None
+    if not lenient:
+        try:
+            ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+            LOAD_PATH[str(ckpt_path)] = "weights_only"
+        except Exception:  # noqa: BLE001 - fall back to the lenient unpickler
+            ckpt = None
+    if ckpt is None:
         ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=False, pickle_module=_LenientPickleModule)
+        LOAD_PATH[str(ckpt_path)] = "lenient"
     if isinstance(ckpt, dict) and "state_dict" in ckpt:
         return ckpt["state_dict"]
     if isinstance(ckpt, dict) and all(hasattr(v, "shape") for v in ckpt.values()):

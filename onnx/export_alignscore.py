@@ -127,7 +127,8 @@ def main():
         source={"checkpoint": args.checkpoint_name or args.ckpt.name, "sha256": common.sha256_file(args.ckpt)},
         exporter=common.exporter_info("export_alignscore.py"),
     )
-    print(f"exported {args.out}: max |torch - ORT| = {diff:.3g} over {len(common.SAMPLE_PAIRS)} sample pairs")
+    print(f"exported {args.out}: checkpoint read via {common.LOAD_PATH.get(str(args.ckpt), '?')} loading, "
+          f"max |torch - ORT| = {diff:.3g} over {len(common.SAMPLE_PAIRS)} sample pairs")
     if not np.isfinite(diff) or diff > 1e-3:
         raise SystemExit(f"parity check failed: max |torch - ORT| = {diff}")
 

@@ -32,7 +32,11 @@ Requires torch, transformers (tested 2.5.1 / 4.46.3), onnx, onnxruntime, safeten
 """
 import argparse
 import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import weights_sha256  # noqa: E402
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -60,35 +64,63 @@ def dae_model_class():
     return ElectraDependencyModel
 
 
+SUPPORTED = ("ElectraDependencyModel (DAE-2021, tagoyal/factuality-datasets train_utils.py, model_type "
+             "electra_dae, e.g. DAE_xsum_human_best_ckpt)")
+
+
+def refuse_dae_2020(ckpt, cfg, sd):
+    """DAE-2020 (tagoyal/dae-factuality `ElectraDAEModel`: a [2, 3*hidden] arc head over child,
+    head and a second ELECTRA pass over the arc text, plus `importance_regression`) is not
+    supported: say so instead of failing with a tensor size mismatch."""
+    w = sd.get("dep_label_classifier.weight")
+    archs = getattr(cfg, "architectures", None) or []
+    is_2020 = ("ElectraDAEModel" in archs or any(k.startswith("importance_regression.") for k in sd)
+               or (w is not None and tuple(w.shape) == (2, 3 * cfg.hidden_size)))
+    if is_2020:
+        shape = None if w is None else list(w.shape)
+        raise SystemExit(f"{ckpt} is a DAE-2020 checkpoint (ElectraDAEModel of tagoyal/dae-factuality: "
+                         f"dep_label_classifier {shape}, architectures {archs}), which factpico does not support "
+                         f"(its arc representation needs a second ELECTRA pass over each arc's words). "
+                         f"Supported: {SUPPORTED}.")
+
+
 def load_checkpoint(ckpt):
     import torch
     from transformers import ElectraConfig
 
     ckpt = Path(ckpt)
     cfg = ElectraConfig.from_pretrained(ckpt)
-    model = dae_model_class()(cfg)
     if (ckpt / "model.safetensors").exists():
         from safetensors.torch import load_file
         sd = load_file(str(ckpt / "model.safetensors"))
     else:
         sd = torch.load(ckpt / "pytorch_model.bin", map_location="cpu", weights_only=True)
+    refuse_dae_2020(ckpt, cfg, sd)
+    model = dae_model_class()(cfg)
     missing, unexpected = model.load_state_dict(sd, strict=False)
     # position_ids buffers differ between transformers versions; anything else is an error
     missing = [k for k in missing if not k.endswith("position_ids")]
     unexpected = [k for k in unexpected if not k.endswith("position_ids")]
     if missing or unexpected:
         raise SystemExit(f"checkpoint {ckpt} does not match ElectraDependencyModel: "
-                         f"missing {missing[:5]}, unexpected {unexpected[:5]}")
+                         f"missing {missing[:5]}, unexpected {unexpected[:5]}. Supported: {SUPPORTED}.")
     return cfg, model.eval()
 
 
 def make_tokenizer(ckpt):
+    """Fast tokenizer from vocab.txt; `do_lower_case` from tokenizer_config.json when saved
+    there (transformers 2.11 `save_pretrained` writes the init arguments), else True
+    (ElectraTokenizer's default; the DAE backbone is uncased)."""
     from transformers import ElectraTokenizerFast
-    return ElectraTokenizerFast(vocab_file=str(Path(ckpt) / "vocab.txt"), do_lower_case=True,
+    lower = True
+    tc = Path(ckpt) / "tokenizer_config.json"
+    if tc.exists():
+        lower = bool(json.loads(tc.read_text("utf-8")).get("do_lower_case", True))
+    return ElectraTokenizerFast(vocab_file=str(Path(ckpt) / "vocab.txt"), do_lower_case=lower,
                                 strip_accents=None, tokenize_chinese_chars=True)
 
 
-def export(ckpt, out_dir, opset=17, check=True):
+def export(ckpt, out_dir, opset=17, check=True, checkpoint_name=None):
     import numpy as np
     import torch
     import transformers
@@ -135,7 +167,7 @@ def export(ckpt, out_dir, opset=17, check=True):
         "pair_template": "[CLS] article [SEP] summary [SEP] (word-level; article cut from its end)",
         "truncation": {"strategy": "only_first", "side": "right", "fallback": None},
         "pad_token_id": int(tok.pad_token_id),
-        "source": {"checkpoint": str(Path(ckpt).name), "sha256": None},
+        "source": {"checkpoint": checkpoint_name or str(Path(ckpt).name), "sha256": weights_sha256(ckpt)},
         "exporter": {"name": "factpico onnx/export_dae.py",
                      "version": f"torch {torch.__version__}, transformers {transformers.__version__}"},
     }
@@ -209,6 +241,7 @@ def main():
     e.add_argument("checkpoint")
     e.add_argument("out_dir")
     e.add_argument("--opset", type=int, default=17)
+    e.add_argument("--checkpoint-name", help="name recorded in the manifest (default: the folder name)")
     r = sub.add_parser("random", help="write a random-weight DAE checkpoint (tests, benchmarks)")
     r.add_argument("checkpoint")
     r.add_argument("--shape", choices=["tiny", "base"], default="tiny")
@@ -217,7 +250,7 @@ def main():
     r.add_argument("--seed", type=int, default=13)
     a = ap.parse_args()
     if a.cmd == "export":
-        err = export(a.checkpoint, a.out_dir, opset=a.opset)
+        err = export(a.checkpoint, a.out_dir, opset=a.opset, checkpoint_name=a.checkpoint_name)
         print(f"wrote {a.out_dir} (max |torch - onnxruntime| = {err:.2e})")
     else:
         cfg = make_random(a.checkpoint, a.shape, a.vocab_from, a.vocab_size, a.seed)

@@ -56,7 +56,7 @@ SAMPLE_TEXTS = [
 ]
 
 
-def export(checkpoint, out_dir, layer=None, opset=17):
+def export(checkpoint, out_dir, layer=None, opset=17, checkpoint_name=None):
     import numpy as np
     import torch
     from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedTokenizerFast
@@ -64,7 +64,7 @@ def export(checkpoint, out_dir, layer=None, opset=17):
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    name = str(checkpoint).rstrip("/").split("/")[-1]
+    name = (checkpoint_name or str(checkpoint)).rstrip("/").split("/")[-1]
     if layer is None:
         if name not in MODEL2LAYERS:
             raise SystemExit(f"--layer is required for {checkpoint} (known defaults: {sorted(MODEL2LAYERS)})")
@@ -132,7 +132,7 @@ def export(checkpoint, out_dir, layer=None, opset=17):
         pair_template="",
         truncation={"strategy": "longest_first", "side": "right", "fallback": None},
         pad_token_id=int(fast.pad_token_id or 0),
-        source={"checkpoint": str(checkpoint), "sha256": None},
+        source={"checkpoint": checkpoint_name or str(checkpoint), "sha256": common.weights_sha256(checkpoint)},
         exporter=common.exporter_info("export_embedding.py"),
         embedding={
             "output": "last_hidden_state",
@@ -154,8 +154,9 @@ def main():
     ap.add_argument("out_dir", type=Path)
     ap.add_argument("--layer", type=int, default=None, help="encoder layers kept (bert_score num_layers)")
     ap.add_argument("--opset", type=int, default=17)
+    ap.add_argument("--checkpoint-name", help="name recorded in the manifest; also picks the default --layer")
     a = ap.parse_args()
-    export(a.checkpoint, a.out_dir, a.layer, a.opset)
+    export(a.checkpoint, a.out_dir, a.layer, a.opset, checkpoint_name=a.checkpoint_name)
 
 
 if __name__ == "__main__":

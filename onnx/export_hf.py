@@ -6,6 +6,12 @@ int64 ``[batch, sequence]``; output ``logits`` ``[batch, num_labels]``), ``token
 ``truncation=True``). Prints the max |torch - ONNX Runtime| over a few sample pairs.
 
     python onnx/export_hf.py --model cross-encoder/nli-deberta-v3-base --out ~/.cache/factpico/models/nli
+
+``--lerc`` (QAFactEval's LERC-QuIP regressor ``quip-512-mocha``, ``cargo xtask models
+qafacteval-lerc``): requires one output value and that the markers ``<q>``, ``<r>``, ``<c>`` of
+``lerc_quip.py`` are plain text in the tokenizer (as factpico feeds them; an added token would
+be split out with whitespace stripping by QAFactEval's transformers 3.0.2 tokenizer, which
+the exported tokenizer would not reproduce).
 """
 import argparse
 import sys
@@ -33,11 +39,22 @@ def main():
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--max-length", type=int, default=None, help="default: tokenizer.model_max_length, max 512")
     ap.add_argument("--opset", type=int, default=17)
+    ap.add_argument("--checkpoint-name", default=None, help="name/URL recorded in the manifest (default: --model)")
+    ap.add_argument("--lerc", action="store_true", help="check the LERC-QuIP layout (1 output, plain-text markers)")
     args = ap.parse_args()
 
     args.out.mkdir(parents=True, exist_ok=True)
     tok = AutoTokenizer.from_pretrained(args.model, use_fast=True)
     model = AutoModelForSequenceClassification.from_pretrained(args.model, attn_implementation="eager").eval()
+    if args.lerc:
+        if model.config.num_labels != 1:
+            raise SystemExit(f"--lerc: {args.model} has {model.config.num_labels} outputs; LERC-QuIP has 1")
+        added = [t.content for t in tok.backend_tokenizer.get_added_tokens_decoder().values() if not t.special]
+        marked = [m for m in ("<q>", "<r>", "<c>") if m in added]
+        if marked:
+            raise SystemExit(f"--lerc: {marked} are added tokens of this tokenizer; factpico feeds LERC-QuIP's markers "
+                             f"as plain text (QAFactEval's transformers 3.0.2 tokenizer would strip the spaces around "
+                             f"added tokens) -- not supported")
     names = [n for n in tok.model_input_names if n in ("input_ids", "attention_mask", "token_type_ids")]
     enc = tok([p for p, _ in common.SAMPLE_PAIRS], [h for _, h in common.SAMPLE_PAIRS], truncation=True,
               padding=True, return_tensors="pt")
@@ -72,7 +89,7 @@ def main():
         pair_template="",
         truncation={"strategy": "longest_first", "side": "right", "fallback": None},
         pad_token_id=int(tok.pad_token_id or 0),
-        source={"checkpoint": str(args.model), "sha256": None},
+        source={"checkpoint": args.checkpoint_name or str(args.model), "sha256": common.weights_sha256(args.model)},
         exporter=common.exporter_info("export_hf.py"),
     )
     print(f"exported {args.out}: labels {labels}, max |torch - ORT| = {diff:.3g}")

@@ -21,11 +21,15 @@ Example (QAFactEval's answering model, downloaded with its download_models.sh):
 """
 import argparse
 import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import weights_sha256  # noqa: E402
 
 
 def export(checkpoint, out_dir, max_seq_length=384, doc_stride=128, max_query_length=64,
-           do_lower_case=True, opset=14):
+           do_lower_case=True, opset=14, checkpoint_name=None):
     import torch
     import transformers
     from transformers import AutoConfig, AutoModelForQuestionAnswering, AutoTokenizer
@@ -79,7 +83,7 @@ def export(checkpoint, out_dir, max_seq_length=384, doc_stride=128, max_query_le
         "pair_template": "[CLS] question [SEP] context [SEP]",
         "truncation": {"strategy": "only_second", "side": "right", "fallback": None},
         "pad_token_id": int(tok.pad_token_id or 0),
-        "source": {"checkpoint": str(checkpoint), "sha256": None},
+        "source": {"checkpoint": checkpoint_name or str(checkpoint), "sha256": weights_sha256(checkpoint)},
         "exporter": {"name": "factpico onnx/export_qa.py",
                      "version": f"torch {torch.__version__}, transformers {transformers.__version__}"},
         "qa": {
@@ -107,8 +111,10 @@ def main():
     ap.add_argument("--doc-stride", type=int, default=128)
     ap.add_argument("--max-query-length", type=int, default=64)
     ap.add_argument("--no-lower-case", action="store_true")
+    ap.add_argument("--checkpoint-name", help="name/URL recorded in the manifest (default: CHECKPOINT)")
     a = ap.parse_args()
-    export(a.checkpoint, a.out_dir, a.max_seq_length, a.doc_stride, a.max_query_length, not a.no_lower_case)
+    export(a.checkpoint, a.out_dir, a.max_seq_length, a.doc_stride, a.max_query_length, not a.no_lower_case,
+           checkpoint_name=a.checkpoint_name)
 
 
 if __name__ == "__main__":

@@ -14,19 +14,27 @@ Output directory layout (optimum-style, what `factpico_runtime::Seq2SeqModel` lo
 The export itself is `optimum.exporters.onnx.main_export(task="text2text-generation-with-past")`
 (optimum 1.23.x with transformers 4.46.3). The manifest records the decoder start token,
 EOS/pad ids, the family, the tokenizer's maximum source length, the generation defaults of
-the checkpoint (`max_length`, `num_beams`, ...) and, for QuestEval's QA model, the id of the
-"unanswerable" token (QuestEval hard-codes 73: `questeval_metric.py:714-715`; this script
-checks which piece that id is and refuses a mismatch unless --unanswerable-id is forced).
+the checkpoint (`max_length`, `num_beams`, ...) and, for QuestEval's QA model, the id whose
+step-0 probability is "unanswerable": QuestEval hard-codes 73 (`questeval_metric.py:714-715`,
+"the index for the token unanswerable in T5 vocabulary"), so the QuestEval export passes
+`--unanswerable-id 73`. "unanswerable" is not one piece of T5's vocabulary; the script prints
+which piece id 73 is and how "unanswerable" is split, and warns when the split does not start
+with that id. `--unanswerable-token TOKEN` instead looks the id up and requires TOKEN to be a
+single piece (for models whose vocabulary has one).
+
+For BART question generators with QAEval's `<m>`/`</m>` markers, the script warns when the
+tokenizer does not strip the whitespace around them as QAEval's transformers 3.0.2 tokenizer
+did: convert QAEval's archive with `convert_qaeval_qg.py` first.
 
 Usage:
     python onnx/export_seq2seq.py CHECKPOINT OUT_DIR [--layout split|merged]
-        [--unanswerable-token unanswerable | --unanswerable-id 73]
-        [--source-max-length 512] [--qg-prefix sv1] [--role qg|qa|weighter]
+        [--unanswerable-id 73 | --unanswerable-token TOKEN]
+        [--source-max-length 512] [--qg-prefix sv1] [--role qg|qa|weighter] [--checkpoint-name NAME]
 
-Example (QuestEval's models, where the hub is reachable):
+Example (QuestEval's models, where the hub is reachable; `cargo xtask models questeval-qg`
+and `questeval-qa` run exactly this):
     python onnx/export_seq2seq.py ThomasNLG/t5-qg_squad1-en models/questeval-qg --role qg --qg-prefix sv1
-    python onnx/export_seq2seq.py ThomasNLG/t5-qa_squad2neg-en models/questeval-qa --role qa \
-        --unanswerable-token unanswerable
+    python onnx/export_seq2seq.py ThomasNLG/t5-qa_squad2neg-en models/questeval-qa --role qa --unanswerable-id 73
 """
 import argparse
 import hashlib
@@ -37,6 +45,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import weights_sha256  # noqa: E402
+
 
 def sha256(path):
     h = hashlib.sha256()
@@ -46,8 +57,33 @@ def sha256(path):
     return h.hexdigest()
 
 
+def check_markers(tok):
+    """Warns when QAEval's answer markers are not stripped like transformers 3.0.2 did."""
+    added = {t.content: t for t in tok.backend_tokenizer.get_added_tokens_decoder().values()}
+    for m in ("<m>", "</m>"):
+        t = added.get(m)
+        if t is not None and not (t.lstrip and t.rstrip):
+            print(f"WARNING: {m} is an added token without lstrip/rstrip; QAEval's tokenizer (transformers 3.0.2, "
+                  f"slow) strips the whitespace around it, so factpico's QG input would differ. Convert QAEval's "
+                  f"archive with onnx/convert_qaeval_qg.py (cargo xtask models qafacteval-qg).", file=sys.stderr)
+
+
+def check_unanswerable_id(tok, unanswerable_id):
+    """Prints which piece `unanswerable_id` is and how "unanswerable" is split; warns when the
+    split does not start with it (QuestEval reads P(id) at the first decoding step)."""
+    piece = tok.convert_ids_to_tokens(unanswerable_id)
+    ids = tok("unanswerable", add_special_tokens=False)["input_ids"]
+    pieces = tok.convert_ids_to_tokens(ids)
+    print(f"unanswerable id {unanswerable_id} = {piece!r}; 'unanswerable' = {pieces} (ids {ids})")
+    if not ids or ids[0] != unanswerable_id:
+        print(f"WARNING: 'unanswerable' does not start with id {unanswerable_id} in this vocabulary; QuestEval's "
+              f"answerability reads P(id {unanswerable_id}) anyway (questeval_metric.py:714-715)", file=sys.stderr)
+    return {"id": unanswerable_id, "piece": piece, "unanswerable_pieces": pieces,
+            "starts_unanswerable": bool(ids) and ids[0] == unanswerable_id}
+
+
 def export(checkpoint, out_dir, layout="split", unanswerable_token=None, unanswerable_id=None,
-           source_max_length=512, qg_prefix=None, role=None, atol=1e-4):
+           source_max_length=512, qg_prefix=None, role=None, atol=1e-4, checkpoint_name=None):
     import transformers
     import optimum
     from optimum.exporters.onnx import main_export
@@ -98,8 +134,11 @@ def export(checkpoint, out_dir, layout="split", unanswerable_token=None, unanswe
             raise SystemExit(f"--unanswerable-id {unanswerable_id} is {tok.convert_ids_to_tokens(unanswerable_id)!r}, "
                              f"not {unanswerable_token!r} (ids {ids})")
         unanswerable_id = ids[0]
+    unanswerable_check = None
     if unanswerable_id is not None:
-        print(f"unanswerable id {unanswerable_id} = {tok.convert_ids_to_tokens(unanswerable_id)!r}")
+        unanswerable_check = check_unanswerable_id(tok, unanswerable_id)
+    if family == "bart":
+        check_markers(tok)
 
     decoder_start = cfg.decoder_start_token_id
     if decoder_start is None:
@@ -122,7 +161,7 @@ def export(checkpoint, out_dir, layout="split", unanswerable_token=None, unanswe
         "pair_template": "",
         "truncation": {"strategy": "longest_first", "side": "right", "fallback": None},
         "pad_token_id": int(pad),
-        "source": {"checkpoint": str(checkpoint), "sha256": None},
+        "source": {"checkpoint": checkpoint_name or str(checkpoint), "sha256": weights_sha256(checkpoint)},
         "exporter": {
             "name": "factpico onnx/export_seq2seq.py",
             "version": f"optimum {optimum.version.__version__}, transformers {transformers.__version__}",
@@ -140,6 +179,7 @@ def export(checkpoint, out_dir, layout="split", unanswerable_token=None, unanswe
             "num_heads": num_heads,
             "head_dim": head_dim,
             "unanswerable_token_id": unanswerable_id,
+            "unanswerable_check": unanswerable_check,
             "qg_prefix": qg_prefix,
             "generation": {
                 "max_length": gen.max_length,
@@ -168,9 +208,10 @@ def main():
     ap.add_argument("--source-max-length", type=int, default=512)
     ap.add_argument("--qg-prefix")
     ap.add_argument("--role", choices=["qg", "qa", "weighter"])
+    ap.add_argument("--checkpoint-name", help="name/URL recorded in the manifest (default: CHECKPOINT)")
     a = ap.parse_args()
     export(a.checkpoint, a.out_dir, a.layout, a.unanswerable_token, a.unanswerable_id,
-           a.source_max_length, a.qg_prefix, a.role)
+           a.source_max_length, a.qg_prefix, a.role, checkpoint_name=a.checkpoint_name)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,24 @@ def train_tokenizer(corpus_files, vocab_size: int, out: Path) -> RobertaTokenize
     return tok
 
 
+def calibrate_heads(base, tok, texts, heads, logit_std):
+    """Sets each head (``nn.Linear`` on the pooled output of ``base``) to logits with mean 0 and
+    std ``logit_std`` per class on the texts (paired in order), so random scores spread over
+    (0, 1) instead of sitting at the uniform distribution."""
+    prem, hyp = texts[0::2][:64], texts[1::2][:64]
+    n = min(len(prem), len(hyp))
+    enc = tok(prem[:n], hyp[:n], truncation="only_first", padding=True, max_length=512, return_tensors="pt")
+    with torch.no_grad():
+        pooled = base(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]).pooler_output
+    for layer in heads:
+        with torch.no_grad():
+            layer.weight.normal_(0.0, 1.0)
+            z = pooled @ layer.weight.T
+            layer.weight.mul_((logit_std / z.std(dim=0).clamp_min(1e-6)).unsqueeze(1))
+            z = pooled @ layer.weight.T
+            layer.bias.copy_(-z.mean(dim=0))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", choices=["tiny", "base", "large"], default="tiny")
@@ -106,21 +124,10 @@ def main():
     with torch.no_grad():
         base.pooler.dense.weight.normal_(0.0, 0.05)
     texts = corpus_texts(args.corpus)
-    prem, hyp = texts[0::2][:64], texts[1::2][:64]
-    n = min(len(prem), len(hyp))
-    enc = tok(prem[:n], hyp[:n], truncation="only_first", padding=True, max_length=512, return_tensors="pt")
-    with torch.no_grad():
-        pooled = base(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]).pooler_output
     hidden = cfg.hidden_size
     heads = {"bin_layer": torch.nn.Linear(hidden, 2), "tri_layer": torch.nn.Linear(hidden, 3),
              "reg_layer": torch.nn.Linear(hidden, 1)}
-    for layer in heads.values():
-        with torch.no_grad():
-            layer.weight.normal_(0.0, 1.0)
-            z = pooled @ layer.weight.T
-            layer.weight.mul_((args.logit_std / z.std(dim=0).clamp_min(1e-6)).unsqueeze(1))
-            z = pooled @ layer.weight.T
-            layer.bias.copy_(-z.mean(dim=0))
+    calibrate_heads(base, tok, texts, heads.values(), args.logit_std)
     state = {f"base_model.{k}": v for k, v in base.state_dict().items()}
     if not args.no_mlm_head:
         mlm = RobertaForMaskedLM(cfg).lm_head

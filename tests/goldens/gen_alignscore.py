@@ -3,7 +3,8 @@
 Reference: yuh-zha/AlignScore @ a0936d5 ``src/alignscore`` as published on PyPI in
 ``alignscore-speedofmagic==0.1.4`` (its ``inference.py`` matches that commit), run on the tiny
 random-weight fixture checkpoint built by ``onnx/random_alignscore.py`` (see
-``cargo xtask fixtures alignscore``, which runs this script in ``/work/venvs/alignscore``).
+``cargo xtask fixtures alignscore``, which runs this script in the reference venv,
+``cargo xtask venv reference``).
 
 Environment set-up, without modifying the reference's code:
 

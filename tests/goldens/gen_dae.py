@@ -19,7 +19,7 @@ ported here so that the Rust pipeline can be checked arc by arc. The article sid
 documented built-in PTB approximation (ported below). Goldens store ids, arcs, positions,
 hashes and numbers only, never text of ../shared.
 
-Run:  FACTPICO_SIDECAR_PYTHON=<venv>/bin/python /work/venvs/torch/bin/python tests/goldens/gen_dae.py
+Run:  FACTPICO_SIDECAR_PYTHON=<sidecar venv>/bin/python $(cargo xtask venv reference) tests/goldens/gen_dae.py
 Writes tests/goldens/dae_fixtures.json, dae_real.json, dae_encoding.json.
 """
 import hashlib

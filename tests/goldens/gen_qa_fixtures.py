@@ -20,9 +20,9 @@ sentences below (written for this project), never on ../shared data. Weights com
 with this script when missing (deterministic for torch 2.5.1 / transformers 4.46.3) and
 checks the committed ONNX graphs against them.
 
-Run: /work/venvs/qa/bin/python tests/goldens/gen_qa_fixtures.py
-(venv: transformers 4.46.3, torch 2.5.1, tokenizers 0.20.3, sentencepiece 0.2.x,
-optimum 1.23.3, onnx 1.17, onnxruntime 1.32).
+Run: ``cargo xtask fixtures qa``, or ``$(cargo xtask venv reference) tests/goldens/gen_qa_fixtures.py``
+(the reference venv of ``xtask/src/python.rs``: transformers 4.46.3, torch 2.5.1,
+tokenizers 0.20.3, sentencepiece 0.2.x, optimum 1.23.3, onnxruntime 1.32).
 """
 import json
 import os

@@ -41,8 +41,8 @@ Goldens (``tests/goldens/qa_bertscore.json``, ``tests/goldens/qa_lerc.json``):
 Real pairs are read from ../shared at generation time; only ids, offsets, hashes and numbers
 are stored.
 
-Run: /work/venvs/qa2/bin/python tests/goldens/gen_qa_optional.py [--pairs 60]
-(venv: /work/venvs/qa site-packages via a .pth file + ``bert_score==0.3.9 --no-deps`` +
+Run: python tests/goldens/gen_qa_optional.py [--pairs 60] in the reference venv
+(`cargo xtask venv reference`: it has ``bert_score==0.3.9 --no-deps`` and
 ``matplotlib`` (imported by bert_score)).
 """
 import argparse

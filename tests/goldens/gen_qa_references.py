@@ -26,7 +26,8 @@ Runs the unmodified reference packages on the tiny fixture models:
 Real pairs are read from ../shared at generation time; only ids, offsets, hashes and
 numbers are stored.
 
-Run: /work/venvs/qa/bin/python tests/goldens/gen_qa_references.py [--pairs 60]
+Run: python tests/goldens/gen_qa_references.py [--pairs 60] in the reference venv
+(`cargo xtask venv reference`; `cargo xtask fixtures qa` runs it)
 """
 import argparse
 import hashlib

@@ -7,21 +7,17 @@
 //!   factpico (`bench_questeval` example, ONNX Runtime) on the same real pairs with the same
 //!   (replayed) spaCy answers, and prints the BENCHMARKS.md table.
 //!
-//! Python: `$FACTPICO_QA_PYTHON`, else `/work/venvs/qa/bin/python` (see docs/qa.md).
+//! Python: the reference venv ([`crate::python::REFERENCE`]; `$FACTPICO_REF_PYTHON`).
 use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::python::{repo_root, run, run_script};
+use crate::python::{reference_python, repo_root, run, run_script};
 
 fn qa_python() -> Result<PathBuf> {
-    let p = std::env::var_os("FACTPICO_QA_PYTHON").map_or_else(|| PathBuf::from("/work/venvs/qa/bin/python"), PathBuf::from);
-    if !p.exists() {
-        bail!("no QA reference Python at {} (set FACTPICO_QA_PYTHON; see docs/qa.md, 'Fixtures')", p.display());
-    }
-    Ok(p)
+    reference_python()
 }
 
 /// Regenerates the QA fixtures and goldens.
@@ -90,6 +86,56 @@ pub fn bench(n_pairs: usize) -> Result<()> {
         f(&ours, "seconds"),
         f(&reference, "seconds") / f(&ours, "seconds"),
         max_d
+    );
+    Ok(())
+}
+
+/// `cargo xtask bench qafacteval --pairs N`: factpico's throughput for the QAFactEval-style
+/// preset on full-size random models (BART-large-shaped QG, ELECTRA-large-shaped QA; built by
+/// `gen_qa_bench.py build-qafacteval` under `bench-out/qafacteval`, not committed). The
+/// reference (`qafacteval` 0.10 on AllenNLP 1.1 / torch 1.6 / GPU-era pins) is not timed here.
+pub fn bench_qafacteval(n_pairs: usize) -> Result<()> {
+    let dir = repo_root().join("bench-out").join("qafacteval");
+    std::fs::create_dir_all(&dir)?;
+    if !dir.join("qg-onnx").join("decoder_with_past_model.onnx").exists() || !dir.join("qa-onnx").join("model.onnx").exists() {
+        let py = qa_python()?;
+        run_script(&py, "tests/goldens/gen_qa_bench.py", &["build-qafacteval", &dir.display().to_string()])?;
+    }
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    run(cmd.args(["build", "--release", "-p", "factpico-qa", "--example", "bench_qafacteval"]))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), PathBuf::from);
+    let exe = target.join("release").join("examples").join("bench_qafacteval");
+    let mut cmd = Command::new(&exe);
+    if let Some(lib) = crate::ort::prepare_for_tests()? {
+        cmd.env("ORT_DYLIB_PATH", lib);
+    }
+    let load_before = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let out = cmd
+        .args([dir.join("qg-onnx").display().to_string(), dir.join("qa-onnx").display().to_string(), n_pairs.to_string(), "2".into()])
+        .output()
+        .with_context(|| format!("running {}", exe.display()))?;
+    if !out.status.success() {
+        bail!("bench_qafacteval failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let load_after = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let v: Value = serde_json::from_slice(&out.stdout)?;
+    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    println!(
+        "| measure | value |\n|---|---|\n\
+         | pairs (real InfoLossQA), questions generated / kept by the filter | {}, {} / {} |\n\
+         | mean question length (words; random weights never emit </s>: every beam runs 100 steps) | {:.1} |\n\
+         | factpico (ONNX Runtime, 2 threads): questions/s, summaries/s | {:.3}, {:.4} ({:.1} s wall, {:.1} CPU-s) |\n\
+         | load average before / after (1, 5, 15 min) | {} / {} |",
+        v["pairs"],
+        v["questions_generated"],
+        v["questions_kept"],
+        f("mean_question_words"),
+        f("questions_per_s"),
+        f("pairs_per_s"),
+        f("seconds"),
+        f("cpu_seconds"),
+        load_before.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+        load_after.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     Ok(())
 }

@@ -6,7 +6,11 @@
 //!   `factpico_runtime::setup_ort` when absent) is passed to the tests as `ORT_DYLIB_PATH`.
 //! * `cargo xtask ort` — install ONNX Runtime into `$FACTPICO_HOME/ort` (see `ort.rs`).
 //! * `cargo xtask export alignscore|hf|quantize ...` — the `onnx/` export scripts (`export.rs`).
-//! * `cargo xtask models alignscore-base|alignscore-large` — fetch + export public checkpoints.
+//! * `cargo xtask models [--list | NAME [--from DIR]]` — every published model the metrics use:
+//!   download + export, or the same export from files placed by hand (`models.rs`).
+//! * `cargo xtask replicas` — random-weight replicas of every published file format, exported
+//!   with the user-facing command and checked against the reference's own loader (`replicas.rs`).
+//! * `cargo xtask venv NAME` — create one of the Python environments (`python.rs`).
 //! * `cargo xtask fixtures alignscore` — tiny AlignScore fixture model + reference goldens.
 //! * `cargo xtask bench alignscore` — factpico vs the Python reference (`bench.rs`).
 //! * `cargo xtask sidecar` — the spaCy sidecar venv (`sidecar.rs`); `cargo xtask test` sets it
@@ -32,9 +36,11 @@ mod bench_model_free;
 mod export;
 mod fixtures;
 mod fuzz;
+mod models;
 mod ort;
 mod python;
 mod pytest;
+mod replicas;
 mod bench_dae;
 mod bench_qa;
 mod bench_report;
@@ -70,16 +76,43 @@ enum Cmd {
         #[command(subcommand)]
         what: export::Export,
     },
-    /// Fetch and export a public model (alignscore-base, alignscore-large) into $FACTPICO_HOME/models.
+    /// Download and export a published model into $FACTPICO_HOME/models/NAME (or, with
+    /// --from, export files placed by hand). `--list` shows every model.
     Models {
-        /// alignscore-base or alignscore-large.
-        name: String,
+        /// Model name (see --list).
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// List every model with its source, licence and command.
+        #[arg(long, conflicts_with_all = ["from", "out", "int8"])]
+        list: bool,
+        /// Directory holding the model's files (layout: see the message of `cargo xtask models NAME`
+        /// or onnx/README.md); runs the export offline.
+        #[arg(long)]
+        from: Option<std::path::PathBuf>,
         /// Output directory (default $FACTPICO_HOME/models/<name>).
         #[arg(long)]
         out: Option<std::path::PathBuf>,
-        /// Also write an int8 copy to <out>-int8.
+        /// Also write an int8 copy to <out>-int8 (single-graph models).
         #[arg(long)]
         int8: bool,
+    },
+    /// Build random-weight replicas of every published checkpoint format, export them with
+    /// `cargo xtask models NAME --from DIR` and check them against the reference's own loader.
+    Replicas {
+        /// Only this replica (alignscore, dae, questeval, bertscore, qafacteval-qg, qafacteval-qa, lerc).
+        #[arg(long)]
+        only: Vec<String>,
+        /// Working directory (default <repo>/.factpico/replicas; kept for inspection).
+        #[arg(long)]
+        work: Option<std::path::PathBuf>,
+        /// Reuse replicas, exports and reference runs already in the working directory.
+        #[arg(long)]
+        reuse: bool,
+    },
+    /// Create a Python environment (export, reference, qaeval, dae) under <repo>/.venv-NAME.
+    Venv {
+        /// Recipe name.
+        name: String,
     },
     /// Regenerate committed fixtures and goldens (alignscore).
     Fixtures {
@@ -114,7 +147,8 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, report (page size and time to first render), python (the Python package).
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa (QuestEval vs the reference),
+        /// qafacteval (factpico only), report (page size and time to first render), python (the Python package).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -178,7 +212,13 @@ fn main() -> Result<()> {
         Cmd::Ort => ort::setup(),
         Cmd::Fuzz { targets, seconds, sanitizer } => fuzz::fuzz(&targets, seconds, &sanitizer),
         Cmd::Export { what } => export::export(what),
-        Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
+        Cmd::Models { list: true, .. } => {
+            print!("{}", models::list());
+            Ok(())
+        }
+        Cmd::Models { name, from, out, int8, .. } => models::get(name.as_deref().unwrap_or_default(), from, out, int8),
+        Cmd::Replicas { only, work, reuse } => replicas::run_all(&only, work, reuse),
+        Cmd::Venv { name } => python::venv(&name)?.python().map(|p| println!("{}", p.display())),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
@@ -188,6 +228,7 @@ fn main() -> Result<()> {
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, .. } if what == "report" => bench_report::run(&[1_000, 10_000]),
+        Cmd::Bench { what, pairs } if what == "qafacteval" => bench_qa::bench_qafacteval(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }
