@@ -188,7 +188,9 @@ class Scorer:
             (column -> float, or ``None`` for a documented null), ``nulls`` (column -> reason),
             ``warnings`` / ``errors`` (``{"metric", "message"}``), ``sentences`` (byte spans of
             the Punkt sentences), ``details`` (per metric: per sentence / arc / question) and
-            ``provenance``. Empty ``nulls``/``warnings``/``errors``/``details`` are omitted.
+            ``provenance`` (output schema 2, as the CLI's, except ``provenance.input``, which
+            describes how ``factpico score`` read its input file). Empty
+            ``nulls``/``warnings``/``errors``/``details`` are omitted.
             An empty input gives ``[]``.
 
         Raises:
