@@ -74,6 +74,8 @@ def cmd_nli(args):
     names[ent], names[con], names[neutral] = "entailment", "contradiction", "neutral"
     manifest["labels"]["logits"] = names
     manifest["task"] = "nli"
+    if args.checkpoint_name:
+        manifest["source"]["checkpoint"] = args.checkpoint_name
     manifest["summac"] = {"model_name": args.summac_model, "model_card": card, "entailment_idx": ent,
                           "contradiction_idx": con, "original_labels": original,
                           "max_input_length": 500}
@@ -146,6 +148,7 @@ def main():
     n.add_argument("--summac-model", choices=sorted(MODEL_MAP), default="vitc")
     n.add_argument("--model", help="hub id or local directory (default: the model_map card)")
     n.add_argument("--out", type=Path, required=True)
+    n.add_argument("--checkpoint-name", help="recorded as source.checkpoint instead of --model (no local paths)")
     c = sub.add_parser("conv", help="SummaC-Conv .bin -> factpico JSON weight file")
     c.add_argument("--bin", type=Path, required=True)
     c.add_argument("--out", type=Path, required=True)

@@ -11,8 +11,9 @@
   only ``spiece.model``. Labels ``SUPPORTS`` / ``REFUTES`` / ``NOT ENOUGH INFO`` (VitaminC's
   classes; SummaC's ``model_map`` uses entailment 0, contradiction 1) -- names without
   "entail", so a correct export must map them.
-  ``tiny`` (2 layers, hidden 32; the committed fixture) has a classifier with large weights
-  so that probabilities spread over [0, 1] (SummaC-Conv's histograms then use many bins);
+  ``tiny`` (2 layers, hidden 32; the committed fixture) has large random weights and a
+  random classifier calibrated on corpus sentence pairs (``calibrate_head``) so that
+  probabilities spread over [0, 1] (SummaC-Conv's histograms then use many bins);
   ``base`` / ``xlarge`` are ``albert-base-v2`` / ``albert-xlarge-v2`` shapes for benchmarks.
 * ``conv --out FILE --full-size N``: random SummaC-Conv weights saved exactly as the
   reference saves and loads them: ``torch.save(state_dict)`` of ``mlp`` (``Linear(N, 1)``)
@@ -51,15 +52,16 @@ def train_spm(lines, vocab_size: int, out: Path) -> Path:
         character_coverage=0.9995, hard_vocab_limit=False, num_threads=1, seed_sentencepiece_size=100000,
         shuffle_input_sentence=False, minloglevel=2)
     txt.unlink()
+    (out / "spiece.vocab").unlink()
     return out / "spiece.model"
 
 
-def albert_config(size: str, vocab: int):
+def albert_config(size: str, vocab: int, init_std: float = 0.02):
     from transformers import AlbertConfig
     common = dict(vocab_size=vocab, num_labels=3, id2label=dict(enumerate(LABELS)),
                   label2id={l: i for i, l in enumerate(LABELS)}, pad_token_id=0, bos_token_id=2,
                   eos_token_id=3, max_position_embeddings=512, type_vocab_size=2,
-                  classifier_dropout_prob=0.1, hidden_act="gelu_new")
+                  classifier_dropout_prob=0.1, hidden_act="gelu_new", initializer_range=init_std)
     if size == "tiny":
         return AlbertConfig(embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                             intermediate_size=64, **common)
@@ -72,6 +74,26 @@ def albert_config(size: str, vocab: int):
     raise SystemExit(f"unknown size {size}")
 
 
+def calibrate_head(model, tokenizer, lines, logit_std: float):
+    """Random classifier rows rescaled so that each logit has standard deviation
+    ``logit_std`` over sentence pairs of the corpus, with biases that centre them: the
+    probabilities then spread over [0, 1] (a plain random head on a random encoder gives
+    nearly the same class to every pair, and SummaC-Conv's histograms would use one bin)."""
+    pairs = []
+    for line in lines:
+        sents = [s for s in line.split(". ") if len(s) > 10][:6]
+        pairs += [(a, b) for i, a in enumerate(sents) for b in sents[i + 1:i + 4]]
+    enc = tokenizer([a for a, _ in pairs], [b for _, b in pairs], padding=True, truncation=True, max_length=128,
+                    return_tensors="pt")
+    with torch.no_grad():
+        pooled = model.albert(**enc).pooler_output
+        w = torch.randn(3, pooled.shape[1])
+        w = w * (logit_std / (pooled @ w.T).std(0, keepdim=True).T)
+        z = pooled @ w.T
+        model.classifier.weight.copy_(w)
+        model.classifier.bias.copy_(-z.mean(0))
+
+
 def cmd_albert(args):
     from transformers import AlbertForSequenceClassification, AlbertTokenizer
     out = args.out
@@ -82,12 +104,10 @@ def cmd_albert(args):
         assert slow.convert_tokens_to_ids(t) == i, (t, slow.convert_tokens_to_ids(t))
     slow.save_pretrained(str(out))  # spiece.model + tokenizer_config.json + special_tokens_map.json
     torch.manual_seed(args.seed)
-    cfg = albert_config(args.size, len(slow))
+    cfg = albert_config(args.size, len(slow), args.init_std if args.size == "tiny" else 0.02)
     model = AlbertForSequenceClassification(cfg).eval()
     if args.size == "tiny":
-        with torch.no_grad():
-            model.classifier.weight.normal_(0.0, args.classifier_std)
-            model.classifier.bias.normal_(0.0, 0.5)
+        calibrate_head(model, slow, corpus_lines(args.corpus), args.logit_std)
     model.save_pretrained(str(out), safe_serialization=True)
     # A hub checkpoint of that age has no tokenizer.json: AutoTokenizer converts spiece.model.
     for f in ("tokenizer.json",):
@@ -122,7 +142,8 @@ def main():
     a.add_argument("--out", type=Path, required=True)
     a.add_argument("--corpus", nargs="+", required=True)
     a.add_argument("--vocab-size", type=int, default=800)
-    a.add_argument("--classifier-std", type=float, default=3.0)
+    a.add_argument("--init-std", type=float, default=0.5, help="tiny only: weight init std (spreads probabilities)")
+    a.add_argument("--logit-std", type=float, default=4.0, help="tiny only: logit spread of the calibrated head")
     a.add_argument("--seed", type=int, default=20241201)
     c = sub.add_parser("conv")
     c.add_argument("--out", type=Path, required=True)
