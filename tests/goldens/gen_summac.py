@@ -7,6 +7,8 @@ in the reference venv (``FACTPICO_SUMMAC_PYTHON``, default ``/work/venvs/summac-
 
 NLI models, registered in the reference's ``model_map`` at run time (no file is edited):
 
+The other granularities, the ZS options and ``max_doc_sents`` are run with ``albert_tiny`` only.
+
 * ``albert_tiny``: the random ALBERT checkpoint of ``onnx/random_summac.py albert --size
   tiny`` (``spiece.model`` only, like the ``vitc`` hub repository), label indices of
   ``vitc`` (entailment 0, contradiction 1). factpico runs its export by
@@ -22,6 +24,9 @@ SummaC-Conv uses random weights saved in the reference's own format (``torch.sav
 ``start_file``; factpico reads their conversion by ``onnx/export_summac.py conv``. Two
 settings: ``perc_e`` (percentile bins, ``nli_labels="e"``, ``agg="mean"``: the released
 configuration) and ``even10_ec_all`` (``bins="even10"``, ``nli_labels="ec"``, ``agg="all"``).
+A third, ``released``, is the paper's own ``summac_conv_vitc_sent_perc_e.bin`` (committed
+under ``fixtures/models/summac-conv-released``, Apache-2.0; factpico embeds its conversion):
+it proves the exporter on the real file (its scores on these random NLI images mean nothing).
 The Conv models share the ZS model's ``SummaCImager`` object (``conv.imagers = [imager]``),
 so their ``build_image`` reads the images ``build_images`` cached instead of recomputing
 them; every score still comes from the reference's own ``score`` / ``forward``.
@@ -59,7 +64,10 @@ GRANULARITIES = ["paragraph", "2sents", "document", "mixed", "paragraph-sentence
 ZS_VARIANTS = {"op1_mean_op2_min": dict(op1="mean", op2="min"), "op2_max": dict(op2="max"),
                "ent_only": dict(use_con=False), "con_only": dict(use_ent=False)}
 CONV = {"perc_e": dict(bins="percentile", nli_labels="e", agg="mean"),
-        "even10_ec_all": dict(bins="even10", nli_labels="ec", agg="all")}
+        "even10_ec_all": dict(bins="even10", nli_labels="ec", agg="all"),
+        "released": dict(bins="percentile", nli_labels="e", agg="mean")}
+RELEASED_BIN = ROOT / "fixtures" / "models" / "summac-conv-released" / "summac_conv_vitc_sent_perc_e.bin"
+RELEASED_JSON = ROOT / "crates" / "factpico-summac" / "data" / "summac_conv_vitc_sent_perc_e.json"
 
 
 def extra_pairs():
@@ -166,8 +174,9 @@ def fnum(x):
     return None if math.isnan(x) else x
 
 
-def run_model(ms, name, card, ent, con, pairs, own: bool, conv_bins: dict):
-    """All reference outputs of one NLI model on one set of pairs."""
+def run_model(ms, name, card, ent, con, pairs, own: bool, conv_bins: dict, variants: bool):
+    """All reference outputs of one NLI model on one set of pairs (``variants``: also the other
+    granularities, ZS options and ``max_doc_sents``, which test the algorithm, not the model)."""
     import numpy as np
     ms.model_map[name] = {"model_card": str(card), "entailment_idx": ent, "contradiction_idx": con}
     docs, sums = [p[1] for p in pairs], [p[2] for p in pairs]
@@ -193,7 +202,7 @@ def run_model(ms, name, card, ent, con, pairs, own: bool, conv_bins: dict):
             if cname == "perc_e":
                 n = min(row["n_sum"], conv.n_rows)
                 row["hist_perc_e"] = [[int(v) for v in r] for r in hists[k][:n]]
-    if own:
+    if own and variants:
         for g in GRANULARITIES:
             m = ms.SummaCZS(granularity=g, model_name=name, device="cpu", imager_load_cache=False)
             o = m.score(docs, sums, batch_size=128)
@@ -242,14 +251,16 @@ def main():
 
     own = list(corpus.fixture_pairs()) + extra_pairs()
     real = [p for p in corpus.pairs() if p[0].startswith("ilq:")] if not args.no_real else []
-    conv_bins = dict(zip(CONV, args.conv_bin))
+    conv_bins = dict(zip(CONV, list(args.conv_bin) + [RELEASED_BIN]))
+    conv_jsons = list(args.conv_json) + [RELEASED_JSON]
     models = {"albert_tiny": (args.albert_ckpt, 0, 1), "minilm": (tmp / "minilm-torch", 0, 2)}
     calls, trunc = [], {}
     for mname, (card, ent, con) in models.items():
         for sname, pairs in (("own", own), ("real", real)):
             if not pairs:
                 continue
-            rows, tok = run_model(ms, f"factpico-{mname}", card, ent, con, pairs, sname == "own", conv_bins)
+            rows, tok = run_model(ms, f"factpico-{mname}", card, ent, con, pairs, sname == "own", conv_bins,
+                                  variants=mname == "albert_tiny")
             calls.append({"name": f"{sname}_{mname}", "model": mname, "rows": rows})
             print(f"{sname} {mname}: {len(rows)} rows", file=sys.stderr)
             trunc[mname] = truncation_check(tok)
@@ -269,7 +280,7 @@ def main():
                        "rebuilt_torch_vs_ort_max_abs": minilm_diff},
         },
         "conv_weights": {c: {"bin_sha256": common.sha256_file(b), "json_sha256": common.sha256_file(j)}
-                         for c, b, j in zip(CONV, args.conv_bin, args.conv_json)},
+                         for c, b, j in zip(CONV, conv_bins.values(), conv_jsons)},
         "extra_pairs": {pid: {"source": s, "summary": c} for pid, s, c in extra_pairs()},
         "calls": calls,
     }

@@ -14,6 +14,8 @@
 //! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
 //!   benchmark vs the Python reference (`bench_qa.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
+//! * `cargo xtask fixtures summac` / `cargo xtask bench summac` — SummaC fixtures + goldens,
+//!   benchmark vs the Python reference (`summac.rs`).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -28,6 +30,7 @@ mod python;
 mod bench_dae;
 mod bench_qa;
 mod sidecar;
+mod summac;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "factpico developer tasks")]
@@ -127,11 +130,13 @@ fn main() -> Result<()> {
         Cmd::Export { what } => export::export(what),
         Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
+        Cmd::Fixtures { what, no_real } if what == "summac" => summac::fixtures(no_real),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
+        Cmd::Bench { what, pairs } if what == "summac" => summac::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

@@ -150,7 +150,7 @@ pub fn histogram(values: &[f64], edges: &[f64]) -> Vec<u32> {
     }
     let last = edges[n];
     for &x in values {
-        if !(x >= edges[0] && x <= last) {
+        if x.is_nan() || x < edges[0] || x > last {
             continue;
         }
         // Number of edges <= x, minus one, is the bin; x == last goes to the last bin.
@@ -207,7 +207,8 @@ impl ConvHead {
                 file.format, file.version
             )));
         }
-        if file.bins.len() < 2 || file.bins.windows(2).any(|w| !(w[0] < w[1])) {
+        let increasing = file.bins.windows(2).all(|w| w[0] < w[1]) && file.bins.iter().all(|b| b.is_finite());
+        if file.bins.len() < 2 || !increasing {
             return Err(bad("bins must be at least two strictly increasing edges".into()));
         }
         let mut channels = Vec::new();

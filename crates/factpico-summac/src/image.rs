@@ -1,7 +1,6 @@
 //! The NLI image (`SummaCImager.build_image(s)`, `model_summac.py:110-192`): for every
 //! (document chunk i, summary chunk j) pair one NLI forward pass, premise = document chunk,
 //! hypothesis = summary chunk, giving `[P(entailment), P(contradiction), P(neutral)]`.
-use std::collections::HashMap;
 use std::path::Path;
 
 use factpico_runtime::{
@@ -367,7 +366,6 @@ impl Summac {
     /// # Errors
     /// [`Error::Runtime`] when tokenisation or inference fails.
     pub fn images(&self, rows: &[(&str, &str)]) -> Result<Vec<Image>> {
-        let mut cache: HashMap<String, Segment> = HashMap::new();
         let mut images = Vec::with_capacity(rows.len());
         let mut encoded: Vec<EncodedPair> = Vec::new();
         let mut firsts = Vec::with_capacity(rows.len());
@@ -375,13 +373,9 @@ impl Summac {
             let img = self.prepare(document, summary)?;
             firsts.push(encoded.len());
             if !img.no_pairs {
-                let docs = img
-                    .document_chunks
-                    .iter()
-                    .map(|c| self.segment(&c.text, &mut cache))
-                    .collect::<Result<Vec<_>>>()?;
-                let sums =
-                    img.summary_chunks.iter().map(|c| self.segment(&c.text, &mut cache)).collect::<Result<Vec<_>>>()?;
+                // Each chunk is tokenised once and reused in all its pairs.
+                let docs = img.document_chunks.iter().map(|c| self.clf.segment(&c.text)).collect::<Result<Vec<_>, _>>()?;
+                let sums = img.summary_chunks.iter().map(|c| self.clf.segment(&c.text)).collect::<Result<Vec<_>, _>>()?;
                 let pairs: Vec<(&Segment, &Segment)> =
                     docs.iter().flat_map(|d| sums.iter().map(move |s| (d, s))).collect();
                 encoded.extend(self.clf.encode_group(&pairs, self.max_length, &TRUNCATION)?);
@@ -440,15 +434,6 @@ impl Summac {
     pub fn image(&self, document: &str, summary: &str) -> Result<Image> {
         let mut v = self.images(&[(document, summary)])?;
         v.pop().ok_or_else(|| Error::InvalidOption("internal: no image".into()))
-    }
-
-    fn segment(&self, text: &str, cache: &mut HashMap<String, Segment>) -> Result<Segment> {
-        if let Some(s) = cache.get(text) {
-            return Ok(s.clone());
-        }
-        let s = self.clf.segment(text)?;
-        cache.insert(text.to_owned(), s.clone());
-        Ok(s)
     }
 
     /// Chunks one row, applies the filters and the document cut, allocates the image.
