@@ -135,6 +135,8 @@ pub struct ConvOutput {
     pub null_reason: Option<NullReason>,
     /// The rows used (empty for a row without pairs).
     pub rows: Vec<ConvRow>,
+    /// Byte spans of the summary chunks after the first `conv_rows` (not used).
+    pub unused: Vec<Span>,
     /// The image's cuts plus Conv's own row cut.
     pub warnings: Vec<Warning>,
 }
@@ -284,7 +286,13 @@ impl ConvHead {
     pub fn score(&self, image: &Image, limits: &Limits) -> ConvOutput {
         let mut warnings = image.warnings.clone();
         if image.n_document == 0 || image.n_summary == 0 {
-            return ConvOutput { score: None, null_reason: Some(NullReason::NoPairs), rows: Vec::new(), warnings };
+            return ConvOutput {
+                score: None,
+                null_reason: Some(NullReason::NoPairs),
+                rows: Vec::new(),
+                unused: Vec::new(),
+                warnings,
+            };
         }
         let n_rows = limits.conv_rows.map_or(image.n_summary, |r| r.min(image.n_summary));
         if n_rows < image.n_summary {
@@ -321,7 +329,8 @@ impl ConvHead {
         };
         let logits = self.file.layer_final.apply(&features);
         let p = factpico_runtime::softmax(&logits);
-        ConvOutput { score: Some(f64::from(p[1])), null_reason: None, rows, warnings }
+        let unused = image.summary_chunks.iter().skip(n_rows).map(|c| c.span).collect();
+        ConvOutput { score: Some(f64::from(p[1])), null_reason: None, rows, unused, warnings }
     }
 }
 

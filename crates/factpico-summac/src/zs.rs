@@ -91,6 +91,8 @@ pub struct ZsChunk {
     pub score: f64,
     /// Document chunk with the highest P(entailment) (first on ties).
     pub best_document_chunk: usize,
+    /// Its byte span in the document.
+    pub best_document_span: Span,
 }
 
 /// Why a row has no score.
@@ -149,6 +151,7 @@ impl ZsOptions {
                     contradiction: c,
                     score: s,
                     best_document_chunk: best,
+                    best_document_span: image.document_chunks.get(best).map_or_else(Span::default, |c| c.span),
                 });
             }
         }

@@ -66,7 +66,9 @@ fn an_error_in_sentence_twelve_is_reported_or_scored() {
             assert_eq!(cg.score, cb.score, "reference Conv ignores sentence 12");
             for c in [&cg, &cb] {
                 assert!(c.warnings.contains(&Warning::ConvRowsCut { used: 10, total: 12 }), "{:?}", c.warnings);
+                assert_eq!(c.unused.len(), 2, "sentences 11 and 12 are listed as unused");
             }
+            assert_eq!(&bad[cb.unused[1].range()], "Drug Q cured migraine for good in every child.");
         } else {
             assert_ne!(cg.score, cb.score, "lifted Conv scores sentence 12");
             assert_eq!(cg.rows.len(), 12);
