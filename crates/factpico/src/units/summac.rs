@@ -267,7 +267,7 @@ impl MetricUnit for Summac {
             .warnings
             .iter()
             .filter(|w| !(w.kind == "chunks_dropped" && w.side.as_deref() == Some("summary")))
-            .map(|w| (w.kind.clone(), serde_json::to_string(&w.rest).unwrap_or_default()))
+            .map(|w| (w.kind.clone(), w.describe()))
             .collect();
         if !other.is_empty() {
             blocks.push(ExplainBlock::Table { title: "cuts and edge cases".into(), rows: other });
@@ -364,6 +364,41 @@ struct DetailWarning {
     min_chars: Option<usize>,
     #[serde(flatten)]
     rest: serde_json::Map<String, serde_json::Value>,
+}
+
+impl DetailWarning {
+    /// A readable line for a cut other than the summary's dropped sentences.
+    fn describe(&self) -> String {
+        let n = |k: &str| self.rest.get(k).and_then(serde_json::Value::as_u64).unwrap_or_default();
+        match self.kind.as_str() {
+            "chunks_dropped" => format!(
+                "{} abstract chunk(s) of {} characters or fewer not used as premises (bytes {})",
+                self.spans.len(),
+                self.min_chars.unwrap_or(10),
+                self.spans.iter().map(|s| format!("{}..{}", s.start, s.end)).collect::<Vec<_>>().join(", ")
+            ),
+            "document_cut" => {
+                format!("abstract cut to its first {} of {} chunks; later evidence is not seen", n("kept"), n("total"))
+            }
+            "pairs_truncated" => format!(
+                "kept summary chunk {}: {} pair(s) cut to {} tokens (up to {} premise and {} hypothesis tokens dropped)",
+                n("summary_chunk") + 1,
+                n("pairs"),
+                n("max_length"),
+                n("max_dropped_premise"),
+                n("max_dropped_hypothesis")
+            ),
+            "conv_rows_cut" => {
+                format!("SummaC-Conv used the first {} of {} summary sentences", n("used"), n("total"))
+            }
+            "no_pairs" => format!(
+                "no (abstract sentence, summary sentence) pair: {} without a sentence; the score is the reference's \
+                 value for an empty image",
+                self.rest.get("empty").map_or_else(String::new, ToString::to_string)
+            ),
+            _ => serde_json::to_string(&self.rest).unwrap_or_default(),
+        }
+    }
 }
 
 #[cfg(feature = "summac")]
@@ -640,7 +675,7 @@ mod tests {
         assert!(sentences[0].note.as_deref().unwrap_or_default().contains("not scored"));
         assert_eq!(sentences[1].evidence, TextSpan::new(Side::Source, 100, 150));
         let ExplainBlock::Table { rows, .. } = &blocks[1] else { panic!("{blocks:?}") };
-        assert_eq!(rows[0].0, "document_cut");
+        assert_eq!(rows[0], ("document_cut".to_owned(), "abstract cut to its first 100 of 120 chunks; later evidence is not seen".to_owned()));
         let conv = serde_json::json!({
             "score": 0.4, "null_reason": null,
             "rows": [{"span": {"start": 0, "end": 20}, "histogram": [1, 0], "value": -0.3}],
