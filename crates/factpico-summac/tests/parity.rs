@@ -4,7 +4,8 @@
 //! Two NLI models: the tiny random ALBERT fixture (`fixtures/models/summac-albert-tiny`, our
 //! export of the checkpoint the reference loaded; SentencePiece tokenizer, `vitc` label
 //! indices) and the shared MiniLM NLI test asset (BERT WordPiece). Two sets: the fixtures
-//! plus self-written edge cases (every reference cut), and the 200 real InfoLossQA pairs.
+//! plus self-written edge cases (every reference cut), and the 200 real InfoLossQA pairs
+//! (MiniLM: the first `minilm_real_limit` of them, as the golden records).
 //! Compared: the NLI image (own set), per-summary-sentence max P(entailment) and
 //! max P(contradiction), SummaC-ZS (sentence granularity; own set also the other
 //! granularities and op1/op2/label variants with the ALBERT fixture), SummaC-Conv with two random weight files
@@ -235,7 +236,13 @@ fn run(name: &str, model: &str, own: bool) {
         assert!(n >= 29);
     } else {
         eprintln!("{name}: {n} real InfoLossQA rows, all |Δ| <= {TOL}");
-        assert_eq!(n, 200);
+        // The reference ran MiniLM on the first `minilm_real_limit` pairs only (PyTorch time).
+        let want = match (model, g["minilm_real_limit"].as_u64()) {
+            ("minilm", Some(limit)) => limit.min(200) as usize,
+            _ => 200,
+        };
+        assert_eq!(n, want);
+        assert!(n >= 10);
     }
 }
 
