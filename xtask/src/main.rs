@@ -24,6 +24,8 @@
 //!   report pages in headless Chromium (`bench_report.rs`).
 //! * `cargo xtask pytest [ARGS]` — the Python package's stage alone (`pytest.rs`): venv, wheel,
 //!   pytest; `cargo xtask test` runs it after `cargo test` unless given targeted arguments.
+//! * `cargo xtask fixtures summac` / `cargo xtask bench summac` — SummaC fixtures + goldens,
+//!   benchmark vs the Python reference (`summac.rs`).
 //! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
 //!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
@@ -46,6 +48,7 @@ mod bench_qa;
 mod bench_report;
 mod browser;
 mod sidecar;
+mod summac;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "factpico developer tasks")]
@@ -220,6 +223,7 @@ fn main() -> Result<()> {
         Cmd::Replicas { only, work, reuse } => replicas::run_all(&only, work, reuse),
         Cmd::Venv { name } => python::venv(&name)?.python().map(|p| println!("{}", p.display())),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
+        Cmd::Fixtures { what, no_real } if what == "summac" => summac::fixtures(no_real),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Browser => browser::setup().map(|_| ()),
@@ -229,6 +233,7 @@ fn main() -> Result<()> {
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, .. } if what == "report" => bench_report::run(&[1_000, 10_000]),
         Cmd::Bench { what, pairs } if what == "qafacteval" => bench_qa::bench_qafacteval(pairs),
+        Cmd::Bench { what, pairs } if what == "summac" => summac::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

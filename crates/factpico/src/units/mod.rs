@@ -35,6 +35,7 @@ pub mod dae;
 pub mod qa;
 pub mod readability;
 pub mod rouge;
+pub mod summac;
 
 pub use alignscore::{AlignScoreMode, AlignScoreUnitOptions};
 pub use dae::{DaeMultiSentence, DaeParser, DaeUnitOptions};
@@ -267,6 +268,8 @@ units! {
     dae: dae::Dae,
     /// Options of the QA metrics `questeval`, `qafacteval` and `cloze` (feature `qa`).
     qa: qa::Qa,
+    /// Options of `summac_zs` and `summac_conv` (feature `summac`).
+    summac: summac::Summac,
 }
 
 #[cfg(test)]
