@@ -14,6 +14,8 @@
 //! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
 //!   benchmark vs the Python reference (`bench_qa.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
+//! * `cargo xtask fixtures minicheck` / `cargo xtask bench minicheck` — MiniCheck replicas,
+//!   fixtures + goldens, benchmark vs the reference (`minicheck.rs`).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -27,6 +29,7 @@ mod ort;
 mod python;
 mod bench_dae;
 mod bench_qa;
+mod minicheck;
 mod sidecar;
 
 #[derive(Parser)]
@@ -65,7 +68,7 @@ enum Cmd {
     },
     /// Regenerate committed fixtures and goldens (alignscore).
     Fixtures {
-        /// Fixture set: alignscore.
+        /// Fixture set: alignscore, qa, minicheck.
         what: String,
         /// Skip the real pairs of ../shared in the goldens.
         #[arg(long)]
@@ -82,7 +85,7 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa.
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, minicheck.
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -127,11 +130,13 @@ fn main() -> Result<()> {
         Cmd::Export { what } => export::export(what),
         Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
+        Cmd::Fixtures { what, no_real } if what == "minicheck" => minicheck::fixtures(no_real),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
+        Cmd::Bench { what, pairs } if what == "minicheck" => minicheck::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }
