@@ -18,6 +18,13 @@ Environment set-up, without modifying the reference's code:
   ``tokenizers/punkt`` directory stops ``minicheck/__init__.py`` from trying to download
   ``punkt`` (``sent_tokenize`` of NLTK 3.10 reads ``punkt_tab``).
 * ``device_map="auto"`` needs ``accelerate``; it places everything on the CPU here.
+* **Reference defect**: ``Inferencer.__init__`` loads the DeBERTa checker with
+  ``device_map="auto"``, which transformers refuses for ``DebertaV2ForSequenceClassification``
+  (``ValueError: ... does not support `device_map='auto'` ... needs to implement the
+  `_no_split_modules` attribute``) in every release checked (4.46.3, 4.48.3, 4.49.0, 4.51.3,
+  4.53.3, 4.57.1, 5.0.0). ``allow_deberta_device_map`` declares the attribute on that class
+  (``["DebertaV2Layer"]``: keep each layer on one device) before the reference runs; on one
+  CPU it changes no computation. The reference's own code is not touched.
 
 Goldens (``tests/goldens/minicheck.json``), per variant and configuration:
 
@@ -89,6 +96,14 @@ EXTRA = [
     # Literal separator-like text inside a document.
     ("extra-markup", "The dose was <b>5 mg</b> [daily]. Results: see Table 2 </p>.", "The dose was 5 mg."),
 ]
+
+
+def allow_deberta_device_map() -> None:
+    """Lets ``from_pretrained(..., device_map="auto")`` place a DeBERTa-v2/v3 classifier (see the
+    module docstring: without it the reference cannot load its DeBERTa checker at all)."""
+    from transformers.models.deberta_v2 import modeling_deberta_v2 as m
+    if m.DebertaV2PreTrainedModel._no_split_modules is None:
+        m.DebertaV2PreTrainedModel._no_split_modules = ["DebertaV2Layer"]
 
 
 def make_hub_cache(root: Path, replicas: dict) -> None:
@@ -170,6 +185,7 @@ def main():
     torch.set_num_threads(2)
     from importlib import metadata
     from minicheck.minicheck import MiniCheck
+    allow_deberta_device_map()
 
     fixture_rows = [(i, s, c) for i, s, c in corpus.fixture_pairs()] + EXTRA
     real_rows = []
