@@ -38,8 +38,8 @@ Goldens (``tests/goldens/minicheck.json``), per variant and configuration:
 
 Rows: the self-written fixtures (``fixtures/*.jsonl``) + self-written ``EXTRA`` pairs (long
 documents, blank lines, over-long sentences; stored verbatim), then real InfoLossQA
-pairs of ``corpus.py`` (ids only; the first 100 in the whole-claim mode, 20 of them also in the
-sentence mode; 10 in the short configuration). Rows whose reference call raises (documents without any
+pairs of ``corpus.py`` (ids only; the first 40 in the whole-claim mode, 8 of them also in the
+sentence mode; 5 in the short configuration). Rows whose reference call raises (documents without any
 chunk: ``torch.cat`` of an empty list) record ``null`` and the error text.
 """
 import argparse
@@ -162,16 +162,32 @@ def run_sentences(mc, docs, claims, chunk_size):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for v in VARIANTS:
-        ap.add_argument(f"--{v}", dest=v.replace("-", "_"), type=Path, required=True,
+        ap.add_argument(f"--{v}", dest=v.replace("-", "_"), type=Path,
                         help=f"replica checkpoint directory of {VARIANTS[v]}")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help="comma-separated checkers to run (parts of a run can go to separate files, see --merge)")
+    ap.add_argument("--merge", type=Path, nargs="+", help="merge golden files of disjoint checkers into --out and exit")
     ap.add_argument("--no-real", action="store_true", help="skip the real InfoLossQA pairs")
     # The reference runs one example at a time (~1 s each on a loaded 2-core machine): the
     # sentence mode (one example per summary sentence) is checked on fewer real pairs.
-    ap.add_argument("--real-limit", type=int, default=100, help="real pairs, whole-claim mode")
-    ap.add_argument("--real-sentences-limit", type=int, default=20, help="of those, also in the sentence mode")
-    ap.add_argument("--real-limit-short", type=int, default=10, help="real pairs in the 'short' configuration")
+    ap.add_argument("--real-limit", type=int, default=40, help="real pairs, whole-claim mode")
+    ap.add_argument("--real-sentences-limit", type=int, default=8, help="of those, also in the sentence mode")
+    ap.add_argument("--real-limit-short", type=int, default=5, help="real pairs in the 'short' configuration")
     args = ap.parse_args()
+    if args.merge:
+        parts = [json.loads(p.read_text("utf-8")) for p in args.merge]
+        merged = parts[0]
+        for part in parts[1:]:
+            for cname, per_variant in part["configs"].items():
+                merged["configs"].setdefault(cname, {}).update(per_variant)
+        args.out.write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+        return
+    variants = [v for v in args.variants.split(",") if v]
+    for v in variants:
+        if v not in VARIANTS or getattr(args, v.replace("-", "_")) is None:
+            ap.error(f"--{v} DIR is required (known checkers: {', '.join(VARIANTS)})")
 
     tmp = Path(tempfile.mkdtemp(prefix="factpico-minicheck-"))
     nltk_data = tmp / "nltk_data"
@@ -179,7 +195,7 @@ def main():
     (nltk_data / "tokenizers" / "punkt").mkdir(parents=True)
     os.environ["NLTK_DATA"] = str(nltk_data)
     cache = tmp / "hub"
-    make_hub_cache(cache, {v: getattr(args, v.replace("-", "_")) for v in VARIANTS})
+    make_hub_cache(cache, {v: getattr(args, v.replace("-", "_")) for v in variants})
 
     import torch
     torch.set_num_threads(2)
@@ -201,7 +217,7 @@ def main():
     }
     for cname, cfg in CONFIGS.items():
         per_variant = {}
-        for variant in VARIANTS:
+        for variant in variants:
             t0 = time.time()
             mc = MiniCheck(model_name=variant, max_model_len=cfg["max_model_len"], batch_size=16,
                            cache_dir=str(cache))
@@ -219,6 +235,9 @@ def main():
                 result[sname] = [{"id": r[0], "whole": w, "sentences": s} for r, w, s in zip(rows, whole, sents)]
             result["chunk_size"] = mc.model.chunk_size
             per_variant[variant] = result
+            golden["configs"][cname] = per_variant
+            # Written after each checker: a long run that stops keeps what it computed.
+            args.out.write_text(json.dumps(golden, indent=1) + "\n", encoding="utf-8")
             print(f"{cname}/{variant}: {sum(len(v) for k, v in result.items() if isinstance(v, list))} rows "
                   f"in {time.time() - t0:.0f}s", file=sys.stderr)
         golden["configs"][cname] = per_variant
