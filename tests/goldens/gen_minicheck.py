@@ -167,6 +167,8 @@ def main():
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--variants", default=",".join(VARIANTS),
                     help="comma-separated checkers to run (parts of a run can go to separate files, see --merge)")
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help=f"comma-separated configurations to run ({', '.join(CONFIGS)})")
     ap.add_argument("--merge", type=Path, nargs="+", help="merge golden files of disjoint checkers into --out and exit")
     ap.add_argument("--no-real", action="store_true", help="skip the real InfoLossQA pairs")
     # The reference runs one example at a time (~1 s each on a loaded 2-core machine): the
@@ -215,7 +217,11 @@ def main():
         "extra": [{"id": i, "source": s, "summary": c} for i, s, c in EXTRA],
         "configs": {},
     }
-    for cname, cfg in CONFIGS.items():
+    configs = [c for c in args.configs.split(",") if c]
+    for c in configs:
+        if c not in CONFIGS:
+            ap.error(f"unknown configuration {c!r} (known: {', '.join(CONFIGS)})")
+    for cname, cfg in ((c, CONFIGS[c]) for c in configs):
         per_variant = {}
         for variant in variants:
             t0 = time.time()
