@@ -45,6 +45,8 @@ use factpico_runtime::{softmax, ModelManifest, SessionOptions, MANIFEST_FILE};
 use factpico_text::{Punkt, SentenceSplitter, Span, TokenBudgetChunking, WhitespaceWordCounter};
 use serde::{Deserialize, Serialize};
 
+mod encoding;
+
 /// Errors of the MiniCheck metric.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -57,6 +59,15 @@ pub enum Error {
         /// The runtime's error (names the file at fault and what to do).
         #[source]
         source: factpico_runtime::Error,
+    },
+    /// Tokenisation with the model's `tokenizer.json` failed.
+    #[error("MiniCheck: {context}")]
+    Tokenizer {
+        /// What was being done.
+        context: &'static str,
+        /// The tokenizer's error.
+        #[source]
+        source: tokenizers::Error,
     },
     /// The model directory is not a MiniCheck export.
     #[error("MiniCheck: {path} is not a MiniCheck model directory: {reason}")]
@@ -429,10 +440,10 @@ impl MiniCheck {
         let clf = SequenceClassifier::load(dir, &session).map_err(rt("loading the model"))?;
         let manifest_max = clf.manifest().max_length;
         let max_length = options.max_length.unwrap_or(manifest_max);
-        if max_length > manifest_max || max_length <= clf.special_tokens() + 1 {
+        if max_length > manifest_max || max_length <= encoding::special_tokens(clf.tokenizer()) + 1 {
             return Err(Error::InvalidOption(format!(
                 "max_length {max_length} must be in {}..={manifest_max} for this model",
-                clf.special_tokens() + 2
+                encoding::special_tokens(clf.tokenizer()) + 2
             )));
         }
         if config.support_index > 1 {
@@ -497,14 +508,14 @@ impl MiniCheck {
     /// `(chunk text, info)` in order; empty for an empty or whitespace-only document.
     ///
     /// # Errors
-    /// [`Error::Runtime`] when tokenisation fails (token-counted variants).
+    /// [`Error::Tokenizer`] when tokenisation fails (token-counted variants).
     pub fn chunks(&self, document: &str) -> Result<Vec<(String, ChunkInfo)>> {
         let chunks = match self.config.variant.chunk_unit() {
             ChunkUnit::Words => self.chunking.chunks(&self.punkt, &WhitespaceWordCounter, document),
             ChunkUnit::Tokens => {
-                let failed: RefCell<Option<factpico_runtime::Error>> = RefCell::new(None);
+                let failed: RefCell<Option<Error>> = RefCell::new(None);
                 let cap = self.max_length;
-                let counter = |s: &str| match self.clf.count_tokens(s) {
+                let counter = |s: &str| match encoding::count_tokens(self.clf.tokenizer(), s) {
                     Ok(n) => n.min(cap),
                     Err(e) => {
                         failed.borrow_mut().get_or_insert(e);
@@ -513,7 +524,7 @@ impl MiniCheck {
                 };
                 let chunks = self.chunking.chunks(&self.punkt, &counter, document);
                 if let Some(e) = failed.into_inner() {
-                    return Err(rt("counting sentence tokens")(e));
+                    return Err(e);
                 }
                 chunks
             }
@@ -536,7 +547,7 @@ impl MiniCheck {
     /// Scores one (document, claim) row.
     ///
     /// # Errors
-    /// [`Error::Runtime`] when tokenisation or inference fails.
+    /// [`Error::Tokenizer`] when tokenisation fails, [`Error::Runtime`] when inference fails.
     pub fn score(&self, document: &str, claim: &str) -> Result<MiniCheckOutput> {
         let mut v = self.score_batch(&[(document, claim)])?;
         v.pop().ok_or_else(|| Error::InvalidOption("internal: no output".into()))
@@ -546,7 +557,7 @@ impl MiniCheck {
     /// length-sorted batches. Results equal [`MiniCheck::score`] per row (≤ 1e-5).
     ///
     /// # Errors
-    /// [`Error::Runtime`] when tokenisation or inference fails.
+    /// [`Error::Tokenizer`] when tokenisation fails, [`Error::Runtime`] when inference fails.
     pub fn score_batch(&self, rows: &[(&str, &str)]) -> Result<Vec<MiniCheckOutput>> {
         let mut doc_chunks: HashMap<&str, Vec<(String, ChunkInfo)>> = HashMap::new();
         let mut plans = Vec::with_capacity(rows.len());
@@ -573,10 +584,7 @@ impl MiniCheck {
                 for (j, span) in claims.iter().enumerate() {
                     let piece = span.get(claim).unwrap_or_default();
                     for (i, (text, _)) in chunks.iter().enumerate() {
-                        let enc = self
-                            .clf
-                            .encode_with_max_length(&self.input_text(text, piece), self.max_length)
-                            .map_err(rt("encoding a chunk and claim"))?;
+                        let enc = encoding::encode(self.clf.tokenizer(), &self.input_text(text, piece), self.max_length)?;
                         jobs.push(Job { row, claim: j, chunk: i, truncated: enc.truncated });
                         ids.push(enc.ids);
                     }
@@ -627,10 +635,7 @@ impl MiniCheck {
                 claims.push(ClaimScore { span: *span, score, supported: score > 0.5, best_chunk, chunk_scores: scores });
                 let (n_cut, dropped) = cut[row][j];
                 if n_cut > 0 {
-                    let claim_tokens = self
-                        .clf
-                        .count_tokens(span.get(claim_text).unwrap_or_default())
-                        .map_err(rt("counting claim tokens"))?;
+                    let claim_tokens = encoding::count_tokens(self.clf.tokenizer(), span.get(claim_text).unwrap_or_default())?;
                     warnings.push(Warning::Truncated { claim: j, chunks: n_cut, max_dropped_tokens: dropped, claim_tokens });
                 }
             }

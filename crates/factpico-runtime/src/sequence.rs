@@ -56,26 +56,8 @@ impl SingleEncoder {
 
     /// `tokenizer.encode(text, add_special_tokens=True, max_length, truncation=True)`.
     pub(crate) fn encode(&self, text: &str) -> Result<EncodedSequence> {
-        self.encode_to(text, self.max_length)
-    }
-
-    /// Number of tokens of `text` without special tokens, before any truncation.
-    pub(crate) fn count_tokens(&self, text: &str) -> Result<usize> {
-        Ok(self.tokenizer.encode(text, false).map_err(|e| Error::tok("encoding a text", e))?.get_ids().len())
-    }
-
-    /// As [`SingleEncoder::encode`] with a caller-chosen `max_length` (`n_added < max_length
-    /// <= self.max_length`, checked).
-    pub(crate) fn encode_to(&self, text: &str, max_length: usize) -> Result<EncodedSequence> {
-        if max_length <= self.n_added || max_length > self.max_length {
-            return Err(Error::InvalidArgument(format!(
-                "max_length {max_length} must be in {}..={} for this model",
-                self.n_added + 1,
-                self.max_length
-            )));
-        }
         let mut enc = self.tokenizer.encode(text, false).map_err(|e| Error::tok("encoding a text", e))?;
-        let room = max_length - self.n_added;
+        let room = self.max_length - self.n_added;
         let n = enc.get_ids().len();
         let truncated = n.saturating_sub(room);
         if truncated > 0 {
@@ -257,36 +239,6 @@ impl SequenceClassifier {
     /// [`Error::Tokenizer`].
     pub fn encode(&self, text: &str) -> Result<EncodedSequence> {
         self.enc.encode(text)
-    }
-
-    /// Tokenises one text with special tokens, cut from the right to `max_length` tokens
-    /// (special tokens included) instead of the manifest's: Hugging Face
-    /// `tokenizer(text, max_length=max_length, truncation=True)` with a fast tokenizer (the
-    /// `tokenizer.json` post-processor adds the special tokens after the text is cut, so a
-    /// text that already ends in an end-of-sequence token still gets one appended).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when `max_length` leaves no room for text or exceeds the
-    /// manifest's `max_length` (the graph is only known to accept that much);
-    /// [`Error::Tokenizer`].
-    pub fn encode_with_max_length(&self, text: &str, max_length: usize) -> Result<EncodedSequence> {
-        self.enc.encode_to(text, max_length)
-    }
-
-    /// Special tokens the single-sequence template adds (RoBERTa `<s> … </s>`: 2; T5
-    /// `… </s>`: 1).
-    pub fn special_tokens(&self) -> usize {
-        self.enc.n_added
-    }
-
-    /// Number of tokens of `text` without special tokens and without truncation: Hugging
-    /// Face `len(tokenizer(text, add_special_tokens=False)["input_ids"])` (special-token
-    /// strings inside the text, e.g. a literal `</s>`, count as one token each).
-    ///
-    /// # Errors
-    /// [`Error::Tokenizer`].
-    pub fn count_tokens(&self, text: &str) -> Result<usize> {
-        self.enc.count_tokens(text)
     }
 
     /// Runs encoded sequences (each 1..=`max_length` ids) in batches of at most
