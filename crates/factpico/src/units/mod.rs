@@ -32,6 +32,7 @@ pub(crate) mod onnx;
 
 pub mod alignscore;
 pub mod dae;
+pub mod minicheck;
 pub mod qa;
 pub mod readability;
 pub mod rouge;
@@ -267,6 +268,8 @@ units! {
     dae: dae::Dae,
     /// Options of the QA metrics `questeval`, `qafacteval` and `cloze` (feature `qa`).
     qa: qa::Qa,
+    /// MiniCheck options (metric `minicheck`; feature `minicheck`).
+    minicheck: minicheck::MiniCheck,
 }
 
 #[cfg(test)]
