@@ -85,7 +85,8 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, minicheck.
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, minicheck (or
+        /// minicheck:VARIANT,... for some checkers).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -136,7 +137,7 @@ fn main() -> Result<()> {
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
-        Cmd::Bench { what, pairs } if what == "minicheck" => minicheck::bench(pairs),
+        Cmd::Bench { what, pairs } if what == "minicheck" || what.starts_with("minicheck:") => minicheck::bench(&what, pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

@@ -17,7 +17,8 @@
 //! abstracts), exported by the same path, under the gitignored `bench-out/minicheck/`; the
 //! reference (PyTorch CPU, its default batch 16, 2 threads) and factpico (release, 2 threads)
 //! score the same first N InfoLossQA pairs one after the other; the Markdown printed is what
-//! BENCHMARKS.md records.
+//! BENCHMARKS.md records. One checker's replica is on disk at a time (built, measured,
+//! deleted); `minicheck:flan-t5-large` measures one checker.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -112,8 +113,38 @@ fn factpico_run(model: &Path, pairs: &Path) -> Result<Value> {
     serde_json::from_str(line).with_context(|| format!("bad bench output: {line}"))
 }
 
-/// `cargo xtask bench minicheck [--pairs N]`.
-pub fn bench(n_pairs: usize) -> Result<()> {
+/// Free bytes on the file system holding `path` (`df`), `None` when unknown.
+fn free_bytes(path: &Path) -> Option<u64> {
+    let out = Command::new("df").args(["-B1", "--output=avail"]).arg(path).output().ok()?;
+    String::from_utf8_lossy(&out.stdout).lines().nth(1)?.trim().parse().ok()
+}
+
+/// Disk a full-size replica takes while it is built and exported: the safetensors
+/// checkpoint, the ONNX graph and the exporter's temporary copy (4 bytes per parameter each).
+fn disk_needed(variant: &str) -> u64 {
+    let params: u64 = match variant {
+        "roberta-large" => 355_000_000,
+        "deberta-v3-large" => 435_000_000,
+        _ => 783_000_000,
+    };
+    3 * 4 * params
+}
+
+/// Free space the benchmark leaves to the machine's other users.
+const DISK_RESERVE: u64 = 8 << 30;
+
+/// `cargo xtask bench minicheck[:VARIANT,...] [--pairs N]`: each checker's full-size replica
+/// is built, exported, measured and **deleted** before the next one (a full-size Flan-T5-large
+/// takes ~3 GB per copy); a checker whose build would leave less than 8 GiB free is not
+/// measured and says so.
+pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
+    let variants: Vec<&str> = match what.split_once(':') {
+        None => VARIANTS.to_vec(),
+        Some((_, list)) => list.split(',').filter(|v| !v.is_empty()).collect(),
+    };
+    if let Some(bad) = variants.iter().find(|v| !VARIANTS.contains(v)) {
+        bail!("unknown MiniCheck checker {bad} (known: {})", VARIANTS.join(", "));
+    }
     let py = minicheck_python()?;
     let root = repo_root();
     let dir = root.join("bench-out").join("minicheck");
@@ -122,9 +153,22 @@ pub fn bench(n_pairs: usize) -> Result<()> {
     let corpus = dir.join("corpus.jsonl");
     run_script(&py, "onnx/bench_minicheck.py", &["pairs", "--n", &n_pairs.to_string(), "--out", &s(&pairs), "--corpus-out", &s(&corpus)])?;
     let mut rows = Vec::new();
-    for v in VARIANTS {
+    for v in variants {
         let ckpt = dir.join(format!("{v}-full"));
         let onnx = dir.join(format!("{v}-full-onnx"));
+        let built = ckpt.join("config.json").exists() && onnx.join("model.onnx").exists();
+        let free = free_bytes(&dir);
+        if !built && free.is_some_and(|f| f < disk_needed(v) + DISK_RESERVE) {
+            let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+            let msg = format!(
+                "not measured: building it needs ~{:.1} GiB and {:.1} GiB are free (8 GiB stay free for others)",
+                gib(disk_needed(v)),
+                gib(free.unwrap_or(0))
+            );
+            eprintln!("{v}: {msg}");
+            rows.push(format!("| {v} | {msg} | | | | | | | |"));
+            continue;
+        }
         if !ckpt.join("config.json").exists() {
             run_script(
                 &py,
@@ -163,6 +207,10 @@ pub fn bench(n_pairs: usize) -> Result<()> {
             rr = f(&reference, "peak_rss_mb"),
             fr = f(&ours, "peak_rss_mb"),
         ));
+        // Disk: one full-size replica at a time.
+        for d in [&ckpt, &onnx] {
+            std::fs::remove_dir_all(d).with_context(|| format!("removing {}", d.display()))?;
+        }
     }
     let md = format!(
         "| checker (full-size random graph) | pairs | chunk+claim inputs | reference (PyTorch CPU, batch 16) | factpico (ORT, batch 4) | speed-up | max abs(score diff) | peak RSS ref / factpico | load avg (1/5/15 min) before → after |\n\
