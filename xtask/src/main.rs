@@ -16,6 +16,8 @@
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
 //! * `cargo xtask fixtures minicheck` / `cargo xtask bench minicheck` — MiniCheck replicas,
 //!   fixtures + goldens, benchmark vs the reference (`minicheck.rs`).
+//! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
+//!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -25,6 +27,7 @@ mod bench;
 mod bench_model_free;
 mod export;
 mod fixtures;
+mod fuzz;
 mod ort;
 mod python;
 mod bench_dae;
@@ -83,6 +86,18 @@ enum Cmd {
         #[arg(long)]
         python: Option<String>,
     },
+    /// Fuzz the input readers (JSONL, JSON array, CSV, TSV) and the CoNLL-U / JSON-arcs readers
+    /// with cargo-fuzz (libFuzzer), one target after another; crashes go to fuzz/regressions/.
+    Fuzz {
+        /// Targets (default all): jsonl, json_array, csv, tsv, conllu, json_arcs.
+        targets: Vec<String>,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+        /// cargo-fuzz sanitizer: address, none, ...
+        #[arg(long, default_value = "address")]
+        sanitizer: String,
+    },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, minicheck (or
@@ -128,6 +143,7 @@ fn main() -> Result<()> {
             run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
         }
         Cmd::Ort => ort::setup(),
+        Cmd::Fuzz { targets, seconds, sanitizer } => fuzz::fuzz(&targets, seconds, &sanitizer),
         Cmd::Export { what } => export::export(what),
         Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),

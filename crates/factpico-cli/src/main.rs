@@ -7,7 +7,8 @@
 //! * `factpico setup ort` — install the ONNX Runtime library from PyPI for the model-based metrics.
 
 mod diff;
-mod input;
+// The input readers live in the library target (fuzzed and tested there).
+use factpico_cli::input;
 mod meta_eval;
 mod output;
 mod score;

@@ -54,8 +54,12 @@ impl Format {
 /// One data row.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Row {
-    /// 1-based data row number in the file (header excluded).
+    /// 1-based data row number in the file (header excluded), or a factpico row's `row`
+    /// field (its record number in the scored input).
     pub row: usize,
+    /// Where the row is in this file, for messages: its 1-based line (JSONL, CSV, TSV; the
+    /// line where the record starts) or element number (JSON array, see [`Table::place`]).
+    pub line: usize,
     /// Column → cell (CSV cells are JSON strings).
     pub cells: BTreeMap<String, Value>,
     /// Column → reason for a documented null (factpico rows only).
@@ -77,6 +81,8 @@ pub struct Table {
     pub columns: Vec<String>,
     /// The data rows, in file order.
     pub rows: Vec<Row>,
+    /// Rows are numbered by JSON-array element, not by line.
+    pub elements: bool,
     /// factpico rows dropped because they had no id (unreadable input):
     /// `(row, reason)`.
     pub dropped: Vec<(usize, String)>,
@@ -105,6 +111,7 @@ impl Table {
     /// As [`Table::load`], less the I/O errors.
     pub fn parse(text: &str, path: &Path, side: Side, format: Format) -> Result<Table> {
         let mut t = Table {
+            elements: format == Format::Json,
             path: path.to_owned(),
             side,
             factpico: false,
@@ -171,6 +178,7 @@ impl Table {
             self.see(h);
         }
         let mut rows = Vec::new();
+        let mut lines = LineIndex { text: text.as_bytes(), at: 0, line: 1 };
         for (i, rec) in rdr.records().enumerate() {
             let rec = rec.map_err(|e| Error::Csv { path: self.path.clone(), message: e.to_string() })?;
             let cells = headers
@@ -178,7 +186,8 @@ impl Table {
                 .zip(rec.iter())
                 .map(|(h, v)| (h.clone(), Value::String(v.to_owned())))
                 .collect();
-            rows.push(Row { row: i + 1, cells, ..Row::default() });
+            let line = rec.position().map_or(0, |p| lines.line_of(usize::try_from(p.byte()).unwrap_or(usize::MAX)));
+            rows.push(Row { row: i + 1, line, cells, ..Row::default() });
         }
         self.rows = rows;
         Ok(())
@@ -192,7 +201,7 @@ impl Table {
                 message: format!("row {row}: expected a JSON object"),
             });
         };
-        let mut r = Row { row, ..Row::default() };
+        let mut r = Row { row, line: if line == 0 { row } else { line }, ..Row::default() };
         if let Some(Value::Object(scores)) = obj.get("scores") {
             self.factpico = true;
             for key in ["row", "id", "system"] {
@@ -229,6 +238,13 @@ impl Table {
         }
         self.rows.push(r);
         Ok(())
+    }
+
+    /// Names the places of two rows in this file for messages: `lines 3 and 17` (JSONL, CSV,
+    /// TSV) or `elements 3 and 17` (JSON array).
+    pub fn place(&self, a: &Row, b: &Row) -> String {
+        let unit = if self.elements { "elements" } else { "lines" };
+        format!("{unit} {} and {}", a.line, b.line)
     }
 
     /// True when the column occurs in the file.
@@ -309,6 +325,33 @@ impl Table {
             column: col.to_owned(),
             value: value.chars().take(40).collect(),
         }
+    }
+}
+
+/// Line numbers of byte offsets of a text, counted forward (`\n`, `\r\n` and a lone `\r`
+/// end a line, as the csv crate splits records; its own line count lags after `\r\n`).
+struct LineIndex<'a> {
+    text: &'a [u8],
+    at: usize,
+    line: usize,
+}
+
+impl LineIndex<'_> {
+    /// The 1-based line of the first non-line-break byte at or after `offset` (offsets only
+    /// increase between calls).
+    fn line_of(&mut self, offset: usize) -> usize {
+        let mut end = offset.min(self.text.len());
+        while end < self.text.len() && matches!(self.text[end], b'\r' | b'\n') {
+            end += 1;
+        }
+        while self.at < end {
+            let b = self.text[self.at];
+            if b == b'\r' || (b == b'\n' && (self.at == 0 || self.text[self.at - 1] != b'\r')) {
+                self.line += 1;
+            }
+            self.at += 1;
+        }
+        self.line
     }
 }
 

@@ -77,7 +77,9 @@ pub struct SidecarConfig {
     pub batch_size: usize,
     /// Longest wait for one response.
     pub request_timeout: Duration,
-    /// Longest wait for the ready line after starting (spaCy import + model load).
+    /// Longest wait for the ready line after starting (spaCy import + model load). A start
+    /// that fails (timeout, missing interpreter or model) fails every later request of this
+    /// sidecar at once, without a new attempt: the cause does not go away between rows.
     pub startup_timeout: Duration,
     /// Wait after closing stdin before killing the process.
     pub shutdown_timeout: Duration,
@@ -125,6 +127,9 @@ pub struct SpacySidecar {
     info: Mutex<Option<SidecarInfo>>,
     next_id: AtomicU64,
     restarts: AtomicU64,
+    /// Why the process could not be started, once it failed to: later requests fail at once
+    /// with it instead of waiting for the start-up timeout again (once per row).
+    start_failure: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for SpacySidecar {
@@ -205,6 +210,7 @@ impl SpacySidecar {
             info: Mutex::new(None),
             next_id: AtomicU64::new(1),
             restarts: AtomicU64::new(0),
+            start_failure: Mutex::new(None),
         }
     }
 
@@ -261,8 +267,24 @@ impl SpacySidecar {
         self.proc_.lock().is_ok_and(|g| g.is_some())
     }
 
+    /// Starts the process, or fails at once when an earlier start failed (see
+    /// `start_failure`); a failure is recorded.
     fn spawn(&self) -> Result<Proc> {
+        if let Some(why) = self.start_failure.lock().ok().and_then(|g| g.clone()) {
+            return Err(Error::Sidecar(format!("the spaCy sidecar did not start earlier in this run, not retried: {why}")));
+        }
+        let res = self.spawn_once();
+        if let Err(e) = &res {
+            if let Ok(mut g) = self.start_failure.lock() {
+                *g = Some(e.to_string());
+            }
+        }
+        res
+    }
+
+    fn spawn_once(&self) -> Result<Proc> {
         let python = self.resolve_python()?;
+        let started = Instant::now();
         let mut cmd = Command::new(&python);
         cmd.arg("-u")
             .arg("-c")
@@ -313,9 +335,15 @@ impl SpacySidecar {
         let hello = match p.lines.recv_timeout(self.cfg.startup_timeout) {
             Ok(l) => l,
             Err(e) => {
+                let waited = started.elapsed().as_secs_f64();
                 let why = match e {
-                    RecvTimeoutError::Timeout => format!("no ready line within {:?}", self.cfg.startup_timeout),
-                    RecvTimeoutError::Disconnected => "process exited before reporting ready".to_owned(),
+                    RecvTimeoutError::Timeout => format!(
+                        "did not start: no ready line after {waited:.1} s (start-up timeout {:.1} s)",
+                        self.cfg.startup_timeout.as_secs_f64()
+                    ),
+                    RecvTimeoutError::Disconnected => {
+                        format!("did not start: the process exited after {waited:.1} s before reporting ready")
+                    }
                 };
                 let detail = p.death_report();
                 p.kill();
