@@ -162,17 +162,34 @@ fn compare_sentences(
 fn minicheck_matches_the_reference_on_every_architecture() {
     let golden = common::golden("minicheck.json");
     let (texts, real) = texts(&golden);
+    // Goldens are committed: every checker has both configurations, each with the fixture
+    // rows and the real pairs (a checker without goldens fails here, it is not skipped).
+    let configs = golden["configs"].as_object().unwrap();
+    let mut missing = Vec::new();
+    for cname in ["default", "short"] {
+        for v in Variant::ALL {
+            let cfg = &golden["configs"][cname][v.as_str()];
+            for set in ["fixtures", "real"] {
+                if cfg[set].as_array().is_none_or(Vec::is_empty) {
+                    missing.push(format!("{}/{cname}/{set}", v.as_str()));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "tests/goldens/minicheck.json lacks {missing:?} (regenerate with `cargo xtask fixtures minicheck`)");
     let mut summary = Vec::new();
-    for (cname, per_variant) in golden["configs"].as_object().unwrap() {
+    for (cname, per_variant) in configs {
         for v in Variant::ALL {
             let cfg = &per_variant[v.as_str()];
             if !cfg.is_object() {
-                println!("minicheck parity {}/{cname}: NO GOLDENS (regenerate with `cargo xtask fixtures minicheck`)", v.as_str());
                 continue;
             }
-            let whole = checker(v, cfg, ClaimMode::Whole, Aggregation::Min, 16);
-            let min = checker(v, cfg, ClaimMode::Sentences, Aggregation::Min, 16);
-            let mean = checker(v, cfg, ClaimMode::Sentences, Aggregation::Mean, 16);
+            // Batches of 4 (the library default): three sessions of a 2048-token DeBERTa at
+            // batch 16 took 15 GB of arena on long inputs (OOM-killed on the shared machine);
+            // scores do not depend on the batch size (next test).
+            let whole = checker(v, cfg, ClaimMode::Whole, Aggregation::Min, 4);
+            let min = checker(v, cfg, ClaimMode::Sentences, Aggregation::Min, 4);
+            let mean = checker(v, cfg, ClaimMode::Sentences, Aggregation::Mean, 4);
             for set in ["fixtures", "real"] {
                 let Some(rows) = cfg[set].as_array() else { continue };
                 if set == "real" && !real {
@@ -205,9 +222,9 @@ fn batch_size_does_not_change_scores() {
     let configs = &golden["configs"];
     let mut compared = 0;
     for v in Variant::ALL {
+        // (The first test fails when a checker's goldens are missing.)
         let Some(cfg) = ["short", "default"].iter().map(|c| &configs[*c]).find(|c| c[v.as_str()].is_object()) else {
-            println!("minicheck {v}: no golden configuration, batch-size check skipped");
-            continue;
+            panic!("minicheck {v}: no golden configuration in tests/goldens/minicheck.json");
         };
         compared += 1;
         let rows = cfg[v.as_str()]["fixtures"].as_array().unwrap();
@@ -236,5 +253,5 @@ fn batch_size_does_not_change_scores() {
         }
         println!("minicheck {v}: {} rows equal at batch sizes 1, 32 and one by one", inputs.len());
     }
-    assert!(compared > 0, "no checker has goldens");
+    assert_eq!(compared, Variant::ALL.len());
 }
