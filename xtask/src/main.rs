@@ -26,6 +26,8 @@
 //!   pytest; `cargo xtask test` runs it after `cargo test` unless given targeted arguments.
 //! * `cargo xtask fixtures summac` / `cargo xtask bench summac` — SummaC fixtures + goldens,
 //!   benchmark vs the Python reference (`summac.rs`).
+//! * `cargo xtask fixtures minicheck` / `cargo xtask bench minicheck` — MiniCheck replicas,
+//!   fixtures + goldens, benchmark vs the reference (`minicheck.rs`).
 //! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
 //!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
@@ -47,6 +49,7 @@ mod bench_dae;
 mod bench_qa;
 mod bench_report;
 mod browser;
+mod minicheck;
 mod sidecar;
 mod summac;
 
@@ -119,7 +122,7 @@ enum Cmd {
     },
     /// Regenerate committed fixtures and goldens (alignscore).
     Fixtures {
-        /// Fixture set: alignscore.
+        /// Fixture set: alignscore, qa, minicheck.
         what: String,
         /// Skip the real pairs of ../shared in the goldens.
         #[arg(long)]
@@ -151,7 +154,8 @@ enum Cmd {
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa (QuestEval vs the reference),
-        /// qafacteval (factpico only), report (page size and time to first render), python (the Python package).
+        /// qafacteval (factpico only), report (page size and time to first render), python (the Python package),
+        /// summac, minicheck (or minicheck:VARIANT,... for some checkers).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -224,6 +228,7 @@ fn main() -> Result<()> {
         Cmd::Venv { name } => python::venv(&name)?.python().map(|p| println!("{}", p.display())),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } if what == "summac" => summac::fixtures(no_real),
+        Cmd::Fixtures { what, no_real } if what == "minicheck" => minicheck::fixtures(no_real),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Browser => browser::setup().map(|_| ()),
@@ -234,6 +239,7 @@ fn main() -> Result<()> {
         Cmd::Bench { what, .. } if what == "report" => bench_report::run(&[1_000, 10_000]),
         Cmd::Bench { what, pairs } if what == "qafacteval" => bench_qa::bench_qafacteval(pairs),
         Cmd::Bench { what, pairs } if what == "summac" => summac::bench(pairs),
+        Cmd::Bench { what, pairs } if what == "minicheck" || what.starts_with("minicheck:") => minicheck::bench(&what, pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

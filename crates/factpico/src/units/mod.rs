@@ -32,6 +32,7 @@ pub(crate) mod onnx;
 
 pub mod alignscore;
 pub mod dae;
+pub mod minicheck;
 pub mod qa;
 pub mod readability;
 pub mod rouge;
@@ -270,6 +271,8 @@ units! {
     qa: qa::Qa,
     /// Options of `summac_zs` and `summac_conv` (feature `summac`).
     summac: summac::Summac,
+    /// MiniCheck options (metric `minicheck`; feature `minicheck`).
+    minicheck: minicheck::MiniCheck,
 }
 
 #[cfg(test)]

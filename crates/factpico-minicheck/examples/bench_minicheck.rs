@@ -1,0 +1,75 @@
+//! Timing harness used by `cargo xtask bench minicheck` (run it in release):
+//!
+//! ```text
+//! cargo run --release -p factpico-minicheck --example bench_minicheck -- \
+//!     MODEL_DIR PAIRS_JSON [--threads 2] [--batch-size 4] [--pairs N (first N only)]
+//! ```
+//!
+//! `PAIRS_JSON` is `[[id, document, claim], ...]`. Scores the whole claims (the reference's
+//! mode) and prints one JSON object: scoring seconds (model load excluded), CPU seconds,
+//! peak RSS (VmHWM), inputs run and the scores.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::time::Instant;
+
+use factpico_minicheck::{MiniCheck, MiniCheckOptions};
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// User + system CPU seconds of this process (all threads), from /proc/self/stat.
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+            Some(ticks / 100.0)
+        })
+        .unwrap_or(f64::NAN)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let model = &args[0];
+    let mut pairs: Vec<(String, String, String)> =
+        serde_json::from_str(&std::fs::read_to_string(&args[1]).unwrap()).unwrap();
+    let mut opts = MiniCheckOptions { threads: 2, ..MiniCheckOptions::default() };
+    let mut i = 2;
+    while i + 1 < args.len() {
+        let v: usize = args[i + 1].parse().unwrap();
+        match args[i].as_str() {
+            "--threads" => opts.threads = v,
+            "--batch-size" => opts.batch_size = v,
+            "--pairs" => pairs.truncate(v),
+            other => panic!("unknown option {other}"),
+        }
+        i += 2;
+    }
+    let t_load = Instant::now();
+    let mc = MiniCheck::try_new(model, opts.clone()).unwrap();
+    let load_s = t_load.elapsed().as_secs_f64();
+    let rows: Vec<(&str, &str)> = pairs.iter().map(|(_, d, c)| (d.as_str(), c.as_str())).collect();
+    let (t0, c0) = (Instant::now(), cpu_seconds());
+    let out = mc.score_batch(&rows).unwrap();
+    let secs = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - c0;
+    let scores: Vec<Option<f64>> = out.iter().map(|o| o.score).collect();
+    let inputs: usize = out.iter().map(|o| o.chunks.len() * o.claims.len()).sum();
+    let json = serde_json::json!({
+        "model": model, "variant": mc.variant().as_str(), "pairs": rows.len(), "inputs": inputs,
+        "threads": opts.threads, "batch_size": opts.batch_size,
+        "load_seconds": load_s, "seconds": secs, "cpu_seconds": cpu, "pairs_per_s": rows.len() as f64 / secs,
+        "peak_rss_mb": peak_rss_mb(), "scores": scores,
+    });
+    println!("{json}");
+}

@@ -1,0 +1,484 @@
+//! Unit `minicheck`: MiniCheck (metric `minicheck`; cargo feature `minicheck`): the abstract
+//! cut into sentence-packed chunks, each chunk checked against the summary by one of the three
+//! released encoder-sized checkers (RoBERTa-large, DeBERTa-v3-large, Flan-T5-large),
+//! P(supported) = max over chunks. See `docs/minicheck.md`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::MetricUnit;
+use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
+use crate::metric::{ColumnInfo, Direction::HigherIsBetter as Hi, Metric, MetricInfo};
+use crate::session::RuntimeOptions;
+use crate::Result;
+
+/// MiniCheck registry entry.
+pub static MINICHECK: MetricInfo = MetricInfo::new(
+    "minicheck",
+    "MiniCheck: the summary checked against sentence-packed chunks of the abstract; P(supported) = max over chunks",
+    "Liyan06/MiniCheck b58b9fa, minicheck/minicheck.py + minicheck/inference.py (Inferencer; whole-claim default)",
+    &[
+        ColumnInfo::new(
+            "minicheck",
+            "P(summary supported by the abstract): max over chunks (whole claim), or the min / mean over summary sentences of it",
+            Hi,
+        )
+        .range(Some(0.0), Some(1.0))
+        .primary(),
+        ColumnInfo::new("minicheck_label", "reference binary label: 1 iff minicheck > 0.5", Hi).range(Some(0.0), Some(1.0)),
+    ],
+)
+.aliases(&["mini-check"])
+.model("minicheck");
+
+/// Which released MiniCheck checker a model directory holds (the reference's `model_name`).
+/// Serialised (and given to `--minicheck-checker`) as `roberta-large`, `deberta-v3-large`,
+/// `flan-t5-large`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum MiniCheckChecker {
+    /// `lytang/MiniCheck-RoBERTa-Large`: 512 tokens, chunks of 400 tokens.
+    RobertaLarge,
+    /// `lytang/MiniCheck-DeBERTa-v3-Large`: 2048 tokens, chunks of 400 tokens.
+    #[cfg_attr(feature = "cli", value(name = "deberta-v3-large"))]
+    DebertaV3Large,
+    /// `lytang/MiniCheck-Flan-T5-Large` (the best of the three in the paper; default): 2048
+    /// tokens, chunks of 500 words.
+    #[default]
+    #[cfg_attr(feature = "cli", value(name = "flan-t5-large"))]
+    FlanT5Large,
+}
+
+impl MiniCheckChecker {
+    /// The reference's `model_name` (also the serialised name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MiniCheckChecker::RobertaLarge => "roberta-large",
+            MiniCheckChecker::DebertaV3Large => "deberta-v3-large",
+            MiniCheckChecker::FlanT5Large => "flan-t5-large",
+        }
+    }
+}
+
+/// How the summary is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum MiniCheckClaim {
+    /// The whole summary as one claim, as the reference's `MiniCheck.score` does (default;
+    /// parity-tested).
+    #[default]
+    Whole,
+    /// Each Punkt sentence of the summary as its own claim, aggregated by
+    /// [`MiniCheckAggregation`] (what the authors recommend for multi-sentence claims).
+    Sentences,
+}
+
+/// Aggregation over the summary's sentences in [`MiniCheckClaim::Sentences`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum MiniCheckAggregation {
+    /// Minimum (Bespoke-MiniCheck's rule: supported only if every sentence is; default).
+    #[default]
+    Min,
+    /// Mean (the average support of the sentences, AlignScore's rule).
+    Mean,
+}
+
+/// Options of the `minicheck` unit (`ScorerOptions::minicheck`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MiniCheckUnitOptions {
+    /// A MiniCheck model directory (`onnx/export_minicheck.py`); `None` =
+    /// `$FACTPICO_HOME/models/minicheck-<checker>`.
+    pub model: Option<PathBuf>,
+    /// The checker; `None` = the one the model directory holds (its manifest), or
+    /// `flan-t5-large` for the default directory. Given with `model`, it must match the
+    /// directory's manifest.
+    pub checker: Option<MiniCheckChecker>,
+    /// Whole summary (default, the reference) or per sentence.
+    pub claim: MiniCheckClaim,
+    /// Aggregation over sentences (`claim = sentences` only; default `min`).
+    pub aggregation: MiniCheckAggregation,
+    /// Chunk size: model tokens (RoBERTa, DeBERTa) or whitespace words (Flan-T5); `None` =
+    /// the reference's default (400 tokens, 500 words).
+    pub chunk_size: Option<usize>,
+    /// Maximum input length (chunk + separator + claim) in tokens; `None` = the model's (512
+    /// RoBERTa, 2048 DeBERTa / Flan-T5). Longer inputs are cut from the end, as the reference
+    /// does, and counted in the row's warnings.
+    pub max_length: Option<usize>,
+}
+
+/// The `minicheck` unit.
+pub struct MiniCheck;
+
+/// MiniCheck's `factpico score` flags.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct MiniCheckArgs {
+    /// MiniCheck: model directory (onnx/export_minicheck.py); default
+    /// $FACTPICO_HOME/models/minicheck-<checker>.
+    #[arg(long)]
+    pub minicheck_model: Option<PathBuf>,
+    /// MiniCheck checker: roberta-large, deberta-v3-large, flan-t5-large (default: the model
+    /// directory's; flan-t5-large for the default directory).
+    #[arg(long, value_enum)]
+    pub minicheck_checker: Option<MiniCheckChecker>,
+    /// MiniCheck: check the whole summary (default, the reference) or each sentence.
+    #[arg(long, value_enum)]
+    pub minicheck_claim: Option<MiniCheckClaim>,
+    /// MiniCheck, --minicheck-claim sentences: aggregate sentences by min (default) or mean.
+    #[arg(long, value_enum)]
+    pub minicheck_aggregation: Option<MiniCheckAggregation>,
+    /// MiniCheck: chunk size in tokens (RoBERTa, DeBERTa; default 400) or words (Flan-T5;
+    /// default 500).
+    #[arg(long)]
+    pub minicheck_chunk_size: Option<usize>,
+    /// MiniCheck: maximum chunk+summary input length in tokens (default: the model's, 512 or
+    /// 2048); longer inputs are cut from the end and counted in the row's warnings.
+    #[arg(long)]
+    pub minicheck_max_length: Option<usize>,
+}
+
+impl MetricUnit for MiniCheck {
+    type Options = MiniCheckUnitOptions;
+    #[cfg(feature = "cli")]
+    type Args = MiniCheckArgs;
+    const METRICS: &'static [&'static MetricInfo] = &[&MINICHECK];
+    const COMPILED_IN: bool = cfg!(feature = "minicheck");
+
+    fn build(metric: &'static MetricInfo, options: &MiniCheckUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+        #[cfg(feature = "minicheck")]
+        {
+            let _ = metric;
+            imp::build(options, runtime)
+        }
+        #[cfg(not(feature = "minicheck"))]
+        {
+            let _ = (options, runtime);
+            Err(super::feature_disabled(metric))
+        }
+    }
+
+    /// One [`SentenceSupport`] per checked claim (the whole summary, or each summary
+    /// sentence) with the abstract chunk giving its maximum as evidence; inputs cut to the
+    /// model length get a note. A row without a score explains why.
+    fn explain(_metric: &'static MetricInfo, detail: &serde_json::Value) -> Vec<ExplainBlock> {
+        let Ok(d) = serde_json::from_value::<Detail>(detail.clone()) else {
+            return crate::explain::generic(detail);
+        };
+        let checker = d.checker.as_deref().unwrap_or("MiniCheck");
+        if d.claims.is_empty() {
+            let why = d.null_reason.as_deref().unwrap_or("no claim was checked").replace('_', " ");
+            return vec![ExplainBlock::Table {
+                title: format!("{checker}: no score"),
+                rows: vec![("reason".into(), why), ("chunks".into(), d.chunks.len().to_string())],
+            }];
+        }
+        let sentences = d
+            .claims
+            .iter()
+            .enumerate()
+            .map(|(j, c)| {
+                let note = d.warnings.iter().find(|w| w.claim == j).map(|w| {
+                    format!(
+                        "{} chunk+claim input(s) cut to the model length, up to {} of the claim's {} tokens dropped",
+                        w.chunks, w.max_dropped_tokens, w.claim_tokens
+                    )
+                });
+                SentenceSupport {
+                    span: TextSpan::new(Side::Summary, c.span.start, c.span.end),
+                    score: Some(c.score),
+                    label: Some(if c.supported { "supported" } else { "unsupported" }.to_owned()),
+                    evidence: d.chunks.get(c.best_chunk).and_then(|k| TextSpan::new(Side::Source, k.span.start, k.span.end)),
+                    evidence_score: None,
+                    note,
+                }
+            })
+            .collect();
+        let how = match d.claim_mode.as_str() {
+            "sentences" => format!("per summary sentence, {} over sentences", d.aggregation),
+            _ => "whole summary".to_owned(),
+        };
+        vec![ExplainBlock::SentenceSupport {
+            title: format!("{checker} ({how}): max over {} abstract chunks", d.chunks.len()),
+            sentences,
+        }]
+    }
+
+    #[cfg(feature = "cli")]
+    fn apply_args(args: &MiniCheckArgs, options: &mut MiniCheckUnitOptions) {
+        if let Some(m) = &args.minicheck_model {
+            options.model = Some(m.clone());
+        }
+        if args.minicheck_checker.is_some() {
+            options.checker = args.minicheck_checker;
+        }
+        if let Some(c) = args.minicheck_claim {
+            options.claim = c;
+        }
+        if let Some(a) = args.minicheck_aggregation {
+            options.aggregation = a;
+        }
+        if args.minicheck_chunk_size.is_some() {
+            options.chunk_size = args.minicheck_chunk_size;
+        }
+        if args.minicheck_max_length.is_some() {
+            options.max_length = args.minicheck_max_length;
+        }
+    }
+}
+
+/// The part of the row detail (`factpico_minicheck::MiniCheckOutput` + `checker`) the
+/// explanation reads.
+#[derive(Deserialize)]
+struct Detail {
+    #[serde(default)]
+    checker: Option<String>,
+    #[serde(default)]
+    null_reason: Option<String>,
+    #[serde(default)]
+    claim_mode: String,
+    #[serde(default)]
+    aggregation: String,
+    #[serde(default)]
+    claims: Vec<DetailClaim>,
+    #[serde(default)]
+    chunks: Vec<DetailChunk>,
+    #[serde(default)]
+    warnings: Vec<DetailWarning>,
+}
+
+#[derive(Deserialize)]
+struct DetailSpan {
+    start: usize,
+    end: usize,
+}
+
+#[derive(Deserialize)]
+struct DetailClaim {
+    span: DetailSpan,
+    score: f64,
+    supported: bool,
+    best_chunk: usize,
+}
+
+#[derive(Deserialize)]
+struct DetailChunk {
+    span: DetailSpan,
+}
+
+#[derive(Deserialize)]
+struct DetailWarning {
+    claim: usize,
+    chunks: usize,
+    max_dropped_tokens: usize,
+    claim_tokens: usize,
+}
+
+#[cfg(feature = "minicheck")]
+mod imp {
+    use factpico_minicheck::{Aggregation, ClaimMode, MiniCheck, MiniCheckOptions, MiniCheckOutput, Variant};
+
+    use super::{MiniCheckAggregation, MiniCheckChecker, MiniCheckClaim, MiniCheckUnitOptions, MINICHECK};
+    use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
+    use crate::session::RuntimeOptions;
+    use crate::units::onnx::default_model_dir;
+    use crate::{Error, Result};
+
+    fn variant(c: MiniCheckChecker) -> Variant {
+        match c {
+            MiniCheckChecker::RobertaLarge => Variant::RobertaLarge,
+            MiniCheckChecker::DebertaV3Large => Variant::DebertaV3Large,
+            MiniCheckChecker::FlanT5Large => Variant::FlanT5Large,
+        }
+    }
+
+    /// Builds MiniCheck: model directory (default `$FACTPICO_HOME/models/minicheck-<checker>`),
+    /// checker check, claim mode, aggregation, chunk size, maximum length, batch size (default
+    /// 4), threads, device.
+    pub(super) fn build(options: &MiniCheckUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+        let name = MINICHECK.name;
+        let dir = options.model.clone().unwrap_or_else(|| {
+            default_model_dir(&format!("minicheck-{}", options.checker.unwrap_or_default().as_str()))
+        });
+        if !dir.exists() {
+            return Err(Error::MissingOption {
+                metric: name.into(),
+                what: format!(
+                    "a model directory: {} does not exist. Pass --minicheck-model DIR (a MiniCheck checkpoint \
+                     exported by onnx/export_minicheck.py; see docs/minicheck.md)",
+                    dir.display()
+                ),
+            });
+        }
+        let mut o = MiniCheckOptions {
+            claim: match options.claim {
+                MiniCheckClaim::Whole => ClaimMode::Whole,
+                MiniCheckClaim::Sentences => ClaimMode::Sentences,
+            },
+            aggregation: match options.aggregation {
+                MiniCheckAggregation::Min => Aggregation::Min,
+                MiniCheckAggregation::Mean => Aggregation::Mean,
+            },
+            chunk_size: options.chunk_size,
+            max_length: options.max_length,
+            ..MiniCheckOptions::default()
+        };
+        if let Some(b) = runtime.batch_size {
+            o.batch_size = b;
+        }
+        o.session = runtime.session();
+        o.threads = runtime.threads.unwrap_or(0);
+        let checker = MiniCheck::try_new(&dir, o).map_err(|e| Error::init(name, e))?;
+        if let Some(want) = options.checker.map(variant) {
+            if want != checker.variant() {
+                return Err(Error::init(
+                    name,
+                    format!(
+                        "--minicheck-checker {want} does not match the model directory {}, which holds the {} checker",
+                        dir.display(),
+                        checker.variant()
+                    ),
+                ));
+            }
+        }
+        let sha = checker.model_sha256().map_err(|e| Error::init(name, e))?.to_owned();
+        let provenance = serde_json::json!({
+            "reference": MINICHECK.reference,
+            "model_dir": dir,
+            "model_sha256": sha,
+            "checker": checker.variant(),
+            "checkpoint": checker.manifest().source,
+            "claim": checker.claim_mode(),
+            "aggregation": checker.aggregation(),
+            "chunk_size": checker.chunk_size(),
+            "chunk_unit": checker.variant().chunk_unit(),
+            "max_length": checker.max_length(),
+        });
+        Ok(Box::new(MiniCheckMetric { checker, provenance }))
+    }
+
+    struct MiniCheckMetric {
+        checker: MiniCheck,
+        provenance: serde_json::Value,
+    }
+
+    fn to_output(o: MiniCheckOutput, checker: Variant) -> MetricOutput {
+        let mut out = MetricOutput::default();
+        match o.score {
+            Some(v) if v.is_finite() => {
+                out.set("minicheck", v);
+                out.set("minicheck_label", if v > 0.5 { 1.0 } else { 0.0 });
+            }
+            Some(_) => {
+                out.set_null("minicheck", "non-finite model output");
+                out.set_null("minicheck_label", "non-finite model output");
+            }
+            None => {
+                let why = o.null_reason.map_or_else(|| "no score".to_owned(), |r| r.to_string());
+                out.set_null("minicheck", why.clone());
+                out.set_null("minicheck_label", why);
+            }
+        }
+        out.warnings = o.warnings.iter().map(ToString::to_string).collect();
+        out.detail = serde_json::to_value(&o).ok().map(|mut d| {
+            d["checker"] = serde_json::json!(checker.as_str());
+            d
+        });
+        out
+    }
+
+    impl Metric for MiniCheckMetric {
+        fn info(&self) -> &'static MetricInfo {
+            &MINICHECK
+        }
+
+        fn provenance(&self) -> serde_json::Value {
+            self.provenance.clone()
+        }
+
+        fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
+            self.checker
+                .score(pair.source, pair.summary)
+                .map(|o| to_output(o, self.checker.variant()))
+                .map_err(|e| Error::metric(MINICHECK.name, e))
+        }
+
+        /// All (chunk, claim) inputs of all rows go through the model in shared batches.
+        fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
+            let rows: Vec<(&str, &str)> = pairs.iter().map(|p| (p.source, p.summary)).collect();
+            let outs = self.checker.score_batch(&rows).map_err(|e| Error::metric(MINICHECK.name, e))?;
+            Ok(outs.into_iter().map(|o| Ok(to_output(o, self.checker.variant()))).collect())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #![allow(clippy::unwrap_used)]
+        use super::*;
+
+        /// The facade's enums serialise exactly as the crate's.
+        #[test]
+        fn enums_match_the_crate() {
+            for c in [MiniCheckChecker::RobertaLarge, MiniCheckChecker::DebertaV3Large, MiniCheckChecker::FlanT5Large] {
+                assert_eq!(serde_json::to_value(c).unwrap(), serde_json::to_value(variant(c)).unwrap());
+                assert_eq!(c.as_str(), variant(c).as_str());
+            }
+            assert_eq!(serde_json::to_value(MiniCheckClaim::Sentences).unwrap(), serde_json::to_value(ClaimMode::Sentences).unwrap());
+            assert_eq!(serde_json::to_value(MiniCheckAggregation::Mean).unwrap(), serde_json::to_value(Aggregation::Mean).unwrap());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    /// The explanation reads a detail as the metric writes it (shape of
+    /// `factpico_minicheck::MiniCheckOutput` + `checker`), without the model.
+    #[test]
+    fn explanation_from_the_detail_alone() {
+        let detail = serde_json::json!({
+            "checker": "flan-t5-large", "score": 0.3, "supported": false, "null_reason": null,
+            "claim_mode": "sentences", "aggregation": "min",
+            "claims": [
+                {"span": {"start": 0, "end": 10}, "score": 0.9, "supported": true, "best_chunk": 1, "chunk_scores": [0.2, 0.9]},
+                {"span": {"start": 11, "end": 30}, "score": 0.3, "supported": false, "best_chunk": 0, "chunk_scores": [0.3, 0.1]}
+            ],
+            "chunks": [{"span": {"start": 0, "end": 50}, "sentences": {"start": 0, "end": 2}},
+                       {"span": {"start": 51, "end": 90}, "sentences": {"start": 2, "end": 3}}],
+            "warnings": [{"kind": "truncated", "claim": 1, "chunks": 2, "max_dropped_tokens": 7, "claim_tokens": 12}]
+        });
+        let blocks = MiniCheck::explain(&MINICHECK, &detail);
+        let [ExplainBlock::SentenceSupport { title, sentences }] = blocks.as_slice() else { panic!("{blocks:?}") };
+        assert!(title.contains("flan-t5-large") && title.contains("min over sentences") && title.contains("2 abstract chunks"), "{title}");
+        assert_eq!(sentences[0].evidence, TextSpan::new(Side::Source, 51, 90));
+        assert_eq!(sentences[0].label.as_deref(), Some("supported"));
+        assert_eq!(sentences[0].note, None);
+        assert_eq!(sentences[1].span, TextSpan::new(Side::Summary, 11, 30));
+        assert_eq!(sentences[1].evidence, TextSpan::new(Side::Source, 0, 50));
+        assert!(sentences[1].note.as_deref().unwrap().contains("up to 7 of the claim's 12 tokens"), "{:?}", sentences[1].note);
+        let null = serde_json::json!({"score": null, "null_reason": "empty_document", "claim_mode": "whole",
+                                      "aggregation": "min", "claims": [], "chunks": [], "warnings": []});
+        let blocks = MiniCheck::explain(&MINICHECK, &null);
+        let [ExplainBlock::Table { rows, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
+        assert_eq!(rows[0], ("reason".to_owned(), "empty document".to_owned()));
+    }
+
+    #[test]
+    fn options_default_to_the_reference_and_reject_unknown_fields() {
+        let o: MiniCheckUnitOptions = serde_json::from_str("{}").unwrap();
+        assert_eq!(o, MiniCheckUnitOptions::default());
+        assert_eq!((o.claim, o.aggregation, o.chunk_size, o.max_length), (MiniCheckClaim::Whole, MiniCheckAggregation::Min, None, None));
+        let o: MiniCheckUnitOptions =
+            serde_json::from_str(r#"{"checker": "deberta-v3-large", "claim": "sentences", "aggregation": "mean"}"#).unwrap();
+        assert_eq!(o.checker, Some(MiniCheckChecker::DebertaV3Large));
+        assert!(serde_json::from_str::<MiniCheckUnitOptions>(r#"{"chunk": 3}"#).is_err());
+        assert!(serde_json::from_str::<MiniCheckUnitOptions>(r#"{"checker": "t5-xl"}"#).is_err());
+    }
+}
