@@ -13,6 +13,8 @@
 //!   up too and passes it to the tests as `FACTPICO_SIDECAR_PYTHON`.
 //! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
 //!   benchmark vs the Python reference (`bench_qa.rs`).
+//! * `cargo xtask llm-venv` — the LLM tests' venv (`llm.rs`: xllamacpp + gguf); `cargo xtask test`
+//!   sets it up too and passes it to the tests as `FACTPICO_LLM_PYTHON`.
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
 use std::process::Command;
 
@@ -28,6 +30,7 @@ mod python;
 mod bench_dae;
 mod bench_qa;
 mod sidecar;
+mod llm;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "factpico developer tasks")]
@@ -80,6 +83,12 @@ enum Cmd {
         #[arg(long)]
         python: Option<String>,
     },
+    /// Create the LLM tests' venv ($FACTPICO_HOME/llm-venv: xllamacpp + gguf from PyPI).
+    LlmVenv {
+        /// Venv directory (default $FACTPICO_HOME/llm-venv).
+        #[arg(long)]
+        venv: Option<std::path::PathBuf>,
+    },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa.
@@ -113,6 +122,9 @@ fn main() -> Result<()> {
             if let Some(py) = sidecar::prepare_for_tests()? {
                 cmd.env(sidecar::PYTHON_ENV, py);
             }
+            if let Some(py) = llm::prepare_for_tests()? {
+                cmd.env(llm::PYTHON_ENV, py);
+            }
             // --no-fail-fast: one failing test binary must not hide the results of the others.
             // --show-output: the golden/parity tests print what they compared (counts), and
             // that evidence belongs in CI's log, not only in failures.
@@ -129,6 +141,7 @@ fn main() -> Result<()> {
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
+        Cmd::LlmVenv { venv } => llm::setup(venv).map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),

@@ -1,0 +1,51 @@
+//! # factpico-llm
+//!
+//! FactPICO's LLM evaluators (Joseph et al., ACL 2024; prompt code: GitHub
+//! `lilywchen/FactPICO`, `code/llm_evaluations/`, MIT) over any OpenAI-compatible
+//! chat-completions server — a hosted API, vLLM, llama.cpp's server, Ollama:
+//!
+//! * [`Protocol::FullText`] (metric `llm`): per PICO element, the abstract and the summary in one
+//!   prompt, rated 1–5 with a rationale; per gold evidence span, a 1–4 evidence-inference rating;
+//! * [`Protocol::Pipeline`] (metric `llm_pipeline`): the two-stage "PICO-R" pipeline — quotes of
+//!   the elements (and the summary's results) extracted first, then rated.
+//!
+//! Ratings are reported on FactPICO's human scale (4 = accurate … 1 = missing; see [`parse`]).
+//! Prompts are the reference's, rendered byte-identically ([`templates`]); replies are
+//! constrained ([`structured`]) and parsed strictly ([`parse`]); requests go through a client
+//! with bounded concurrency and retries ([`client`]) and a persistent SQLite cache ([`cache`]),
+//! so a re-run makes no request.
+//!
+//! ```no_run
+//! use factpico_llm::{Evaluator, LlmOptions, Protocol, RowInput};
+//!
+//! let options = LlmOptions {
+//!     base_url: Some("http://127.0.0.1:8080/v1".into()),
+//!     model: Some("smollm2".into()),
+//!     ..LlmOptions::default()
+//! };
+//! let evaluator = Evaluator::try_new(Protocol::FullText, &options)?;
+//! let spans = vec!["Exacerbations were less frequent with the inhaler (p=0.002)".to_owned()];
+//! let rows = [RowInput { source: "…abstract…", summary: "…summary…", evidence: Some(&spans) }];
+//! for r in evaluator.evaluate(&rows) {
+//!     println!("{:?} {:?}", r.scores, r.nulls);
+//! }
+//! # Ok::<(), factpico_llm::Error>(())
+//! ```
+
+pub mod cache;
+pub mod client;
+mod error;
+mod evaluator;
+pub mod explain;
+pub mod parse;
+pub mod structured;
+pub mod templates;
+
+pub use client::{ClientOptions, Traffic};
+pub use error::{Error, Result};
+pub use evaluator::{
+    default_cache_path, plan, Evaluator, LlmOptions, LlmRuntime, Plan, Protocol, RowInput, RowResult, RunStats, Sampling,
+    SamplingPreset, StructuredUse, DEFAULT_RATIONALE_MAX,
+};
+pub use structured::StructuredOutput;
+pub use templates::{Element, Messages, Templates};
