@@ -21,41 +21,7 @@ use crate::error::{Error, Result};
 /// Version of the key derivation and table layout (bumped when either changes).
 pub const CACHE_FORMAT: u32 = 1;
 
-/// Canonical JSON: object keys sorted at every level, no insignificant whitespace.
-pub fn canonical_json(v: &serde_json::Value) -> String {
-    fn write(v: &serde_json::Value, out: &mut String) {
-        match v {
-            serde_json::Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (i, k) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::Value::String(k.clone()).to_string());
-                    out.push(':');
-                    write(&m[k], out);
-                }
-                out.push('}');
-            }
-            serde_json::Value::Array(a) => {
-                out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(x, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    let mut s = String::new();
-    write(v, &mut s);
-    s
-}
+pub use crate::requests::canonical_json;
 
 /// The cache key of a request: hex sha256 of the canonical JSON of
 /// `{"format", "base_url", "served_model", "template_version", "request"}` — the normalised

@@ -14,43 +14,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use crate::error::{Error, Result};
-
-/// Transport options of the client. None of them changes what a request asks, so none of
-/// them enters the cache key or the provenance.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ClientOptions {
-    /// Requests in flight at once (default 4; match the server's parallel slots, e.g.
-    /// llama.cpp's `--parallel`, or the API's rate limits).
-    pub concurrency: usize,
-    /// Per-request timeout in seconds, from sending to the last byte of the reply (default 300).
-    pub timeout_s: f64,
-    /// Connection timeout in seconds (default 10).
-    pub connect_timeout_s: f64,
-    /// Retries after the first attempt (default 5) on HTTP 408, 429, 5xx, timeouts and
-    /// transport errors. Other 4xx answers are not retried.
-    pub retries: u32,
-    /// First backoff delay in seconds (default 1); doubles per retry, full jitter.
-    pub backoff_min_s: f64,
-    /// Largest backoff delay in seconds (default 60).
-    pub backoff_max_s: f64,
-    /// Largest `Retry-After` honoured, in seconds (default 300); longer values are cut to it.
-    pub retry_after_max_s: f64,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            concurrency: 4,
-            timeout_s: 300.0,
-            connect_timeout_s: 10.0,
-            retries: 5,
-            backoff_min_s: 1.0,
-            backoff_max_s: 60.0,
-            retry_after_max_s: 300.0,
-        }
-    }
-}
+use crate::options::ClientOptions;
 
 /// An API key. Its `Debug` and `Display` print `[redacted]`; it is only ever written into the
 /// `Authorization` header (marked sensitive).

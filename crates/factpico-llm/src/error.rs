@@ -26,6 +26,7 @@ pub enum Error {
         /// What failed (connection refused, timeout after N s, ...).
         reason: String,
         /// The transport error.
+        #[cfg(feature = "client")]
         #[source]
         source: Option<reqwest::Error>,
     },
@@ -69,11 +70,13 @@ pub enum Error {
         /// What SQLite reported.
         reason: String,
         /// SQLite's error.
+        #[cfg(feature = "client")]
         #[source]
         source: Option<rusqlite::Error>,
     },
 
     /// Any other cache failure (permissions, disk full, lock timeout).
+    #[cfg(feature = "client")]
     #[error("LLM request cache {}: {what}", path.display())]
     Cache {
         /// The cache file.
@@ -86,10 +89,12 @@ pub enum Error {
     },
 
     /// The async runtime could not be built.
+    #[cfg(feature = "client")]
     #[error("cannot start the async runtime for LLM requests")]
     Runtime(#[source] std::io::Error),
 
     /// The HTTP client could not be built.
+    #[cfg(feature = "client")]
     #[error("cannot build the HTTP client")]
     Http(#[source] reqwest::Error),
 }

@@ -18,219 +18,19 @@
 //! | `<prefix>_avg` | mean of the readable P, I, C, O and `_evidence` ("Avg. PICO-R") | no element readable; a request failed (re-run to complete) |
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::sync::Mutex;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cache::{request_key, Cache};
-use crate::client::{ApiKey, Client, ClientOptions, Reply, RequestFailure, ServedModel, Traffic};
+use crate::client::{ApiKey, Client, Reply, RequestFailure, ServedModel, Traffic};
 use crate::error::{Error, Result};
+use crate::options::{default_cache_path, LlmOptions, Protocol, Sampling, DEFAULT_RATIONALE_MAX};
 use crate::parse::{parse_free_text, parse_json, Parsed, Scale};
-use crate::structured::{gbnf, response_format, StructuredOutput};
+use crate::requests::{spans_of, Bodies, RowInput};
+use crate::structured::StructuredOutput;
 use crate::templates::{Element, Messages, Templates};
-
-/// Which FactPICO protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Protocol {
-    /// Ratings over the full abstract and summary (metric `llm`).
-    FullText,
-    /// Extract-then-rate (metric `llm_pipeline`).
-    Pipeline,
-}
-
-impl Protocol {
-    /// Metric name and column prefix: `llm` or `llm_pipeline`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::FullText => "llm",
-            Self::Pipeline => "llm_pipeline",
-        }
-    }
-
-    /// The six columns: `<prefix>_population`, `_intervention`, `_comparator`, `_outcome`,
-    /// `_evidence`, `_avg`.
-    pub fn columns(self) -> [String; 6] {
-        let p = self.name();
-        [
-            format!("{p}_population"),
-            format!("{p}_intervention"),
-            format!("{p}_comparator"),
-            format!("{p}_outcome"),
-            format!("{p}_evidence"),
-            format!("{p}_avg"),
-        ]
-    }
-}
-
-/// Sampling presets.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SamplingPreset {
-    /// Temperature 0 (reproducible; default), max tokens 512 for ratings and extractions.
-    /// A deviation from the paper, whose GPT-4 calls used the API's defaults.
-    #[default]
-    Deterministic,
-    /// The paper's GPT-4 calls: no sampling parameter sent at all (the API's defaults;
-    /// OpenAI's temperature default is 1) and no token limit.
-    PaperGpt4,
-    /// The paper's open models (Llama-2-7B-chat, Alpaca-7B, Mistral-7B-Instruct via Together):
-    /// temperature 0.6, top-k 90, top-p 0.8, repetition penalty 1.1 (sent as vLLM's
-    /// `repetition_penalty` and llama.cpp's `repeat_penalty`), max tokens 256, stop `</s>`.
-    /// The paper's raw `[INST]`/Alpaca prompt strings are replaced by the server's chat template.
-    PaperOpenModels,
-}
-
-/// Options of the LLM evaluators that change what is asked (they enter the provenance and,
-/// through the request body, the cache key).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LlmOptions {
-    /// Base URL of an OpenAI-compatible API, ending in `/v1` (e.g. `https://api.openai.com/v1`,
-    /// `http://127.0.0.1:8080/v1`); `/v1` is appended to a URL without a path.
-    pub base_url: Option<String>,
-    /// Model name sent in requests.
-    pub model: Option<String>,
-    /// Name of the environment variable holding the API key (never the key). `None`: no
-    /// `Authorization` header (local servers).
-    pub api_key_env: Option<String>,
-    /// Constraint on rating replies (default `json-schema`).
-    pub structured_output: StructuredOutput,
-    /// Sampling preset (default `deterministic`).
-    pub preset: SamplingPreset,
-    /// Overrides the preset's temperature.
-    pub temperature: Option<f64>,
-    /// Overrides the preset's top-p.
-    pub top_p: Option<f64>,
-    /// Sampling seed (sent when given).
-    pub seed: Option<u64>,
-    /// Overrides the preset's max tokens of rating replies.
-    pub max_tokens: Option<u32>,
-    /// Overrides the preset's max tokens of extraction replies (pipeline stage 1).
-    pub extract_max_tokens: Option<u32>,
-    /// Upper bound on the rationale's length in the structured modes, in characters (default 400).
-    pub rationale_max_chars: Option<usize>,
-    /// How requests travel (not part of the provenance: results do not depend on it).
-    #[serde(skip)]
-    pub runtime: LlmRuntime,
-}
-
-/// Operational settings: transport, concurrency, cache location.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LlmRuntime {
-    /// Client transport options.
-    pub client: ClientOptions,
-    /// The cache file (default `<factpico home>/llm-cache.sqlite`, see [`default_cache_path`]).
-    pub cache: Option<PathBuf>,
-    /// No cache at all: every request is sent.
-    pub no_cache: bool,
-}
-
-/// Default rationale bound, characters.
-pub const DEFAULT_RATIONALE_MAX: usize = 400;
-
-/// `$FACTPICO_HOME/llm-cache.sqlite`, else `$XDG_CACHE_HOME/factpico/llm-cache.sqlite`, else
-/// `~/.cache/factpico/llm-cache.sqlite` (the same home as the ONNX Runtime library).
-pub fn default_cache_path() -> PathBuf {
-    let home = if let Some(p) = std::env::var_os("FACTPICO_HOME").filter(|p| !p.is_empty()) {
-        PathBuf::from(p)
-    } else if let Some(p) = std::env::var_os("XDG_CACHE_HOME").filter(|p| !p.is_empty()) {
-        PathBuf::from(p).join("factpico")
-    } else if let Some(h) = std::env::var_os("HOME").filter(|p| !p.is_empty()) {
-        PathBuf::from(h).join(".cache").join("factpico")
-    } else {
-        PathBuf::from(".factpico")
-    };
-    home.join("llm-cache.sqlite")
-}
-
-/// Resolved sampling parameters (what the requests carry).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Sampling {
-    /// Temperature (`None`: not sent).
-    pub temperature: Option<f64>,
-    /// Top-p.
-    pub top_p: Option<f64>,
-    /// Top-k (non-standard; local servers).
-    pub top_k: Option<u32>,
-    /// Repetition penalty (non-standard; local servers).
-    pub repetition_penalty: Option<f64>,
-    /// Seed.
-    pub seed: Option<u64>,
-    /// Max tokens of rating replies.
-    pub max_tokens: Option<u32>,
-    /// Max tokens of extraction replies.
-    pub extract_max_tokens: Option<u32>,
-    /// Stop sequences.
-    pub stop: Vec<String>,
-}
-
-impl Sampling {
-    /// The preset's values with the explicit options applied.
-    pub fn resolve(o: &LlmOptions) -> Self {
-        let mut s = match o.preset {
-            SamplingPreset::Deterministic => Self {
-                temperature: Some(0.0),
-                top_p: None,
-                top_k: None,
-                repetition_penalty: None,
-                seed: None,
-                max_tokens: Some(512),
-                extract_max_tokens: Some(512),
-                stop: vec![],
-            },
-            SamplingPreset::PaperGpt4 => Self {
-                temperature: None,
-                top_p: None,
-                top_k: None,
-                repetition_penalty: None,
-                seed: None,
-                max_tokens: None,
-                extract_max_tokens: None,
-                stop: vec![],
-            },
-            SamplingPreset::PaperOpenModels => Self {
-                temperature: Some(0.6),
-                top_p: Some(0.8),
-                top_k: Some(90),
-                repetition_penalty: Some(1.1),
-                seed: None,
-                max_tokens: Some(256),
-                extract_max_tokens: Some(256),
-                stop: vec!["</s>".into()],
-            },
-        };
-        if o.temperature.is_some() {
-            s.temperature = o.temperature;
-        }
-        if o.top_p.is_some() {
-            s.top_p = o.top_p;
-        }
-        if o.seed.is_some() {
-            s.seed = o.seed;
-        }
-        if o.max_tokens.is_some() {
-            s.max_tokens = o.max_tokens;
-        }
-        if o.extract_max_tokens.is_some() {
-            s.extract_max_tokens = o.extract_max_tokens;
-        }
-        s
-    }
-}
-
-/// One input row.
-#[derive(Debug, Clone, Copy)]
-pub struct RowInput<'a> {
-    /// The abstract.
-    pub source: &'a str,
-    /// The plain-language summary.
-    pub summary: &'a str,
-    /// Gold result spans (Evidence Inference 2.0 style), if the row has them.
-    pub evidence: Option<&'a [String]>,
-}
 
 /// One row's result.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -276,26 +76,6 @@ pub struct RunStats {
     pub first_failures: Vec<String>,
 }
 
-/// What a dry run reports (nothing is sent, the server is not contacted).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Plan {
-    /// Rows planned.
-    pub rows: u64,
-    /// Rows with at least one evidence span.
-    pub rows_with_evidence: u64,
-    /// Distinct requests (identical requests, e.g. one abstract's extraction shared by several
-    /// summaries, count once).
-    pub requests: u64,
-    /// Of which pipeline stage 2 (their prompts contain stage-1 replies).
-    pub stage2_requests: u64,
-    /// Estimated prompt tokens: ⌈characters / 4⌉ per message + 4 per message + 3 per request
-    /// (OpenAI's rule of thumb); pipeline stage-2 prompts are counted with each extraction
-    /// reply at its max tokens (256 when unbounded), so that part is an upper bound.
-    pub estimated_prompt_tokens: u64,
-    /// Completion tokens at most (`None` when a max-tokens bound is unset).
-    pub max_completion_tokens: Option<u64>,
-}
-
 /// Whether the structured-output mode asked for is the one used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StructuredUse {
@@ -313,6 +93,9 @@ struct Job {
     key: String,
     body: Value,
 }
+
+/// A row's stage-2 jobs (per element, per span); `None` where the stage-1 request failed.
+type Stage2 = (Vec<Option<Job>>, Vec<Option<Job>>);
 
 /// A request's outcome.
 #[derive(Debug, Clone)]
@@ -351,79 +134,6 @@ fn required<'a>(v: &'a Option<String>, flag: &str) -> Result<&'a str> {
     v.as_deref().filter(|s| !s.trim().is_empty()).ok_or_else(|| {
         Error::Options(format!("{flag} is required for the LLM metrics (e.g. --llm-base-url http://127.0.0.1:8080/v1 --llm-model my-model)"))
     })
-}
-
-fn messages_json(m: &Messages) -> Value {
-    json!([{ "role": "system", "content": m.system }, { "role": "user", "content": m.user }])
-}
-
-/// Request bodies, shared by the evaluator and the dry-run planner.
-struct Bodies<'a> {
-    model: &'a str,
-    sampling: &'a Sampling,
-    structured: StructuredOutput,
-    rationale_max: usize,
-}
-
-impl Bodies<'_> {
-    fn base(&self, m: &Messages, max_tokens: Option<u32>) -> Value {
-        let s = self.sampling;
-        let mut b = serde_json::Map::new();
-        b.insert("model".into(), json!(self.model));
-        b.insert("messages".into(), messages_json(m));
-        if let Some(t) = s.temperature {
-            b.insert("temperature".into(), json!(t));
-        }
-        if let Some(p) = s.top_p {
-            b.insert("top_p".into(), json!(p));
-        }
-        if let Some(k) = s.top_k {
-            b.insert("top_k".into(), json!(k));
-        }
-        if let Some(r) = s.repetition_penalty {
-            b.insert("repetition_penalty".into(), json!(r));
-            b.insert("repeat_penalty".into(), json!(r));
-        }
-        if let Some(seed) = s.seed {
-            b.insert("seed".into(), json!(seed));
-        }
-        if let Some(n) = max_tokens {
-            b.insert("max_tokens".into(), json!(n));
-        }
-        if !s.stop.is_empty() {
-            b.insert("stop".into(), json!(s.stop));
-        }
-        Value::Object(b)
-    }
-
-    fn rating(&self, m: &Messages, scale: Scale) -> Value {
-        let mut b = self.base(m, self.sampling.max_tokens);
-        if let Some(o) = b.as_object_mut() {
-            match self.structured {
-                StructuredOutput::JsonSchema => {
-                    o.insert("response_format".into(), response_format(scale, self.rationale_max));
-                }
-                StructuredOutput::Grammar => {
-                    o.insert("grammar".into(), json!(gbnf(scale, self.rationale_max)));
-                }
-                StructuredOutput::Off => {}
-            }
-        }
-        b
-    }
-
-    fn extraction(&self, m: &Messages) -> Value {
-        self.base(m, self.sampling.extract_max_tokens)
-    }
-}
-
-fn spans_of<'a>(row: &RowInput<'a>, warnings: &mut Vec<String>) -> Option<Vec<&'a str>> {
-    let spans = row.evidence?;
-    let kept: Vec<&str> = spans.iter().map(String::as_str).filter(|s| !s.trim().is_empty()).collect();
-    if kept.len() < spans.len() {
-        warnings.push(format!("{} empty evidence span(s) ignored", spans.len() - kept.len()));
-    }
-    (!kept.is_empty()).then_some(kept)
 }
 
 impl Evaluator {
@@ -645,7 +355,7 @@ impl Evaluator {
                     })
                 };
                 // stage 2
-                let mut s2: Vec<(Vec<Option<Job>>, Vec<Option<Job>>)> = Vec::with_capacity(rows.len());
+                let mut s2: Vec<Stage2> = Vec::with_capacity(rows.len());
                 for ((jobs, sp), _r) in s1.iter().zip(&spans).zip(rows) {
                     let (a, s, res) = (text(&jobs[0]), text(&jobs[1]), text(&jobs[2]));
                     let el = Element::ALL
@@ -971,76 +681,3 @@ where
     }
 }
 
-/// Counts the requests a run over `rows` would make and estimates their prompt tokens, without
-/// contacting the server. The structured-output mode is the one requested (a fallback would
-/// only remove the constraint).
-///
-/// # Errors
-/// [`Error::Options`] when the rationale bound is 0.
-pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> Result<Plan> {
-    let sampling = Sampling::resolve(options);
-    let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
-    if rationale_max == 0 {
-        return Err(Error::Options("--llm-rationale-max-chars must be at least 1".into()));
-    }
-    let model = options.model.clone().unwrap_or_default();
-    let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max };
-    let t = Templates::factpico();
-    let est = |m: &Messages| -> u64 { 3 + [&m.system, &m.user].iter().map(|s| 4 + (s.chars().count() as u64).div_ceil(4)).sum::<u64>() };
-    let mut seen = std::collections::HashSet::new();
-    let mut p = Plan { rows: rows.len() as u64, ..Plan::default() };
-    let mut completion: Option<u64> = Some(0);
-    let mut add = |p: &mut Plan, m: Messages, body: Value, max: Option<u32>, stage2: bool| {
-        if seen.insert(crate::cache::canonical_json(&body)) {
-            p.requests += 1;
-            p.stage2_requests += u64::from(stage2);
-            p.estimated_prompt_tokens += est(&m);
-            completion = match (completion, max) {
-                (Some(c), Some(n)) => Some(c + u64::from(n)),
-                _ => None,
-            };
-        }
-    };
-    // Stand-in for a stage-1 reply in the pipeline's stage-2 estimate: max tokens × 4 characters.
-    let filler = "x".repeat(4 * sampling.extract_max_tokens.unwrap_or(256) as usize);
-    for r in rows {
-        let mut w = Vec::new();
-        let spans = spans_of(r, &mut w);
-        p.rows_with_evidence += u64::from(spans.is_some());
-        match protocol {
-            Protocol::FullText => {
-                for e in Element::ALL {
-                    let m = t.full_text_pico(e, r.source, r.summary);
-                    add(&mut p, m.clone(), b.rating(&m, Scale::PicoWithNa), sampling.max_tokens, false);
-                }
-                for s in spans.iter().flatten() {
-                    let m = t.full_text_result(s, r.summary);
-                    add(&mut p, m.clone(), b.rating(&m, Scale::Result), sampling.max_tokens, false);
-                }
-            }
-            Protocol::Pipeline => {
-                for text in [r.source, r.summary] {
-                    let m = t.extract_pico(text);
-                    add(&mut p, m.clone(), b.extraction(&m), sampling.extract_max_tokens, false);
-                }
-                if spans.is_some() {
-                    let m = t.extract_result(r.summary);
-                    add(&mut p, m.clone(), b.extraction(&m), sampling.extract_max_tokens, false);
-                }
-                // Stage 2 depends on stage-1 replies: one request per element and span of each
-                // row (distinct rows assumed distinct), estimated with stand-in replies.
-                let tag = format!("{}\u{0}{}", r.source, r.summary);
-                for e in Element::ALL {
-                    let m = t.pipeline_pico(e, &filler, &filler);
-                    add(&mut p, m.clone(), json!({"stage2": tag, "element": e.name(), "body": b.rating(&m, Scale::PicoWithNa)}), sampling.max_tokens, true);
-                }
-                for (i, s) in spans.iter().flatten().enumerate() {
-                    let m = t.pipeline_result(s, &filler);
-                    add(&mut p, m.clone(), json!({"stage2": tag, "span": i, "body": b.rating(&m, Scale::Result)}), sampling.max_tokens, true);
-                }
-            }
-        }
-    }
-    p.max_completion_tokens = completion;
-    Ok(p)
-}

@@ -32,20 +32,32 @@
 //! # Ok::<(), factpico_llm::Error>(())
 //! ```
 
+//!
+//! Cargo feature `client` (default): the HTTP client, the cache and the [`Evaluator`]. Without
+//! it the crate is only the protocol — options, templates, parsing, structured-output schemas,
+//! request planning and `--explain` rendering — with no HTTP, async or SQLite dependency.
+
+#[cfg(feature = "client")]
 pub mod cache;
+#[cfg(feature = "client")]
 pub mod client;
 mod error;
+#[cfg(feature = "client")]
 mod evaluator;
 pub mod explain;
+mod options;
 pub mod parse;
+mod requests;
 pub mod structured;
 pub mod templates;
 
-pub use client::{ClientOptions, Traffic};
 pub use error::{Error, Result};
-pub use evaluator::{
-    default_cache_path, plan, Evaluator, LlmOptions, LlmRuntime, Plan, Protocol, RowInput, RowResult, RunStats, Sampling,
-    SamplingPreset, StructuredUse, DEFAULT_RATIONALE_MAX,
-};
+#[cfg(feature = "client")]
+pub use evaluator::{Evaluator, RowResult, RunStats, StructuredUse};
+pub use options::{default_cache_path, ClientOptions, LlmOptions, LlmRuntime, Protocol, Sampling, SamplingPreset, DEFAULT_RATIONALE_MAX};
+pub use requests::{plan, Plan, RowInput};
 pub use structured::StructuredOutput;
 pub use templates::{Element, Messages, Templates};
+
+#[cfg(feature = "client")]
+pub use client::Traffic;

@@ -213,6 +213,7 @@ fn bursts_of_429_with_retry_after_and_500_are_retried() {
     let fx = fixtures(1);
     let mut o = options(&h.url, dir.path(), StructuredOutput::Grammar);
     o.runtime.client.concurrency = 1;
+    o.runtime.client.retries = 4;
     let ev = Evaluator::try_new(Protocol::FullText, &o).unwrap();
     h.faults(json!([
         {"status": 429, "retry_after": "1"},

@@ -320,7 +320,7 @@ def main():
     ap.add_argument("--model")
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--ctx", type=int, default=4096 * 2)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     if args.role == "backend":

@@ -7,6 +7,7 @@
 //!   `sha256(system ‖ 0x00 ‖ user)` compared (the shared texts are never stored).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "../../../tests/common/mod.rs"]
 mod common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
