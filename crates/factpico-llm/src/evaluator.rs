@@ -306,16 +306,21 @@ impl Evaluator {
 
     async fn evaluate_async(&self, rows: &[RowInput<'_>]) -> Vec<RowResult> {
         let mut warnings: Vec<Vec<String>> = vec![Vec::new(); rows.len()];
-        let spans: Vec<Option<Vec<&str>>> = rows.iter().zip(warnings.iter_mut()).map(|(r, w)| spans_of(r, w)).collect();
+        let want_r = self.options.wants_evidence();
+        let spans: Vec<Option<Vec<&str>>> =
+            rows.iter().zip(warnings.iter_mut()).map(|(r, w)| if want_r { spans_of(r, w) } else { None }).collect();
+        let wanted: Vec<bool> = Element::ALL.iter().map(|&e| self.options.wants(e)).collect();
+        let any_pico = wanted.iter().any(|&w| w);
         let b = self.bodies();
         let t = self.templates;
         match self.protocol {
             Protocol::FullText => {
-                let mut plan: Vec<(Vec<Job>, Vec<Job>)> = Vec::with_capacity(rows.len());
+                let mut plan: Vec<(Vec<Option<Job>>, Vec<Job>)> = Vec::with_capacity(rows.len());
                 for (r, sp) in rows.iter().zip(&spans) {
-                    let el: Vec<Job> = Element::ALL
+                    let el: Vec<Option<Job>> = Element::ALL
                         .iter()
-                        .map(|&e| self.job(b.rating(&t.full_text_pico(e, r.source, r.summary), Scale::PicoWithNa)))
+                        .zip(&wanted)
+                        .map(|(&e, &w)| w.then(|| self.job(b.rating(&t.full_text_pico(e, r.source, r.summary), Scale::PicoWithNa))))
                         .collect();
                     let ev: Vec<Job> = sp
                         .iter()
@@ -324,13 +329,14 @@ impl Evaluator {
                         .collect();
                     plan.push((el, ev));
                 }
-                let all: Vec<&Job> = plan.iter().flat_map(|(a, e)| a.iter().chain(e)).collect();
+                let all: Vec<&Job> = plan.iter().flat_map(|(a, e)| a.iter().flatten().chain(e)).collect();
                 let out = self.execute(&all).await;
                 plan.iter()
                     .zip(&spans)
                     .zip(warnings)
                     .map(|(((el, ev), sp), w)| {
-                        let els: Vec<Judged> = el.iter().map(|j| self.judge(&out[&j.key], Scale::PicoWithNa)).collect();
+                        let els: Vec<Option<Judged>> =
+                            el.iter().map(|j| j.as_ref().map(|j| self.judge(&out[&j.key], Scale::PicoWithNa))).collect();
                         let evs: Vec<Judged> = ev.iter().map(|j| self.judge(&out[&j.key], Scale::Result)).collect();
                         self.assemble(els, sp.as_deref(), evs, None, w)
                     })
@@ -341,8 +347,8 @@ impl Evaluator {
                 let mut s1: Vec<[Option<Job>; 3]> = Vec::with_capacity(rows.len());
                 for (r, sp) in rows.iter().zip(&spans) {
                     s1.push([
-                        Some(self.job(b.extraction(&t.extract_pico(r.source)))),
-                        Some(self.job(b.extraction(&t.extract_pico(r.summary)))),
+                        any_pico.then(|| self.job(b.extraction(&t.extract_pico(r.source)))),
+                        any_pico.then(|| self.job(b.extraction(&t.extract_pico(r.summary)))),
                         sp.as_ref().map(|_| self.job(b.extraction(&t.extract_result(r.summary)))),
                     ]);
                 }
@@ -360,7 +366,9 @@ impl Evaluator {
                     let (a, s, res) = (text(&jobs[0]), text(&jobs[1]), text(&jobs[2]));
                     let el = Element::ALL
                         .iter()
-                        .map(|&e| match (&a, &s) {
+                        .zip(&wanted)
+                        .map(|(&e, &w)| match (&a, &s) {
+                            _ if !w => None,
                             (Some(Ok(a)), Some(Ok(s))) => {
                                 Some(self.job(b.rating(&t.pipeline_pico(e, &a.content, &s.content), Scale::PicoWithNa)))
                             }
@@ -397,9 +405,11 @@ impl Evaluator {
                         };
                         let els = el
                             .iter()
-                            .map(|j| match j {
-                                Some(j) => self.judge(&out2[&j.key], Scale::PicoWithNa),
-                                None => Judged::upstream(upstream(&[0, 1])),
+                            .zip(&wanted)
+                            .map(|(j, &w)| match j {
+                                _ if !w => None,
+                                Some(j) => Some(self.judge(&out2[&j.key], Scale::PicoWithNa)),
+                                None => Some(Judged::upstream(upstream(&[0, 1]))),
                             })
                             .collect();
                         let evs = ev
@@ -506,7 +516,7 @@ impl Evaluator {
 
     fn assemble(
         &self,
-        elements: Vec<Judged>,
+        elements: Vec<Option<Judged>>,
         spans: Option<&[&str]>,
         evidence: Vec<Judged>,
         extraction: Option<Value>,
@@ -518,6 +528,11 @@ impl Evaluator {
         let mut readable: Vec<f64> = Vec::new();
         let mut el_detail = serde_json::Map::new();
         for ((e, j), col) in Element::ALL.iter().zip(&elements).zip(&cols) {
+            let Some(j) = j else {
+                out.scores.insert(col.clone(), None);
+                out.nulls.insert(col.clone(), "not requested (--llm-elements)".into());
+                continue;
+            };
             match j.value() {
                 Ok(v) => {
                     out.scores.insert(col.clone(), Some(v));
@@ -537,6 +552,10 @@ impl Evaluator {
         let ev_col = &cols[4];
         let mut ev_detail = Vec::new();
         match spans {
+            None if !self.options.wants_evidence() => {
+                out.scores.insert(ev_col.clone(), None);
+                out.nulls.insert(ev_col.clone(), "not requested (--llm-elements)".into());
+            }
             None => {
                 out.scores.insert(ev_col.clone(), None);
                 out.nulls.insert(ev_col.clone(), "no evidence spans in this row (see --evidence-field)".into());
@@ -589,7 +608,7 @@ impl Evaluator {
         } else {
             out.scores.insert(avg_col.clone(), Some(readable.iter().sum::<f64>() / readable.len() as f64));
         }
-        let all: Vec<&Judged> = elements.iter().chain(&evidence).collect();
+        let all: Vec<&Judged> = elements.iter().flatten().chain(&evidence).collect();
         out.failed_requests = u32::try_from(all.iter().filter(|j| j.failure.is_some() && !j.upstream).count()).unwrap_or(u32::MAX);
         let mut detail = json!({
             "protocol": self.protocol,

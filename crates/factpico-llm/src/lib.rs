@@ -54,7 +54,9 @@ pub mod templates;
 pub use error::{Error, Result};
 #[cfg(feature = "client")]
 pub use evaluator::{Evaluator, RowResult, RunStats, StructuredUse};
-pub use options::{default_cache_path, ClientOptions, LlmOptions, LlmRuntime, Protocol, Sampling, SamplingPreset, DEFAULT_RATIONALE_MAX};
+pub use options::{
+    default_cache_path, ClientOptions, LlmOptions, LlmRuntime, Protocol, Sampling, SamplingPreset, Target, DEFAULT_RATIONALE_MAX,
+};
 pub use requests::{plan, Plan, RowInput};
 pub use structured::StructuredOutput;
 pub use templates::{Element, Messages, Templates};

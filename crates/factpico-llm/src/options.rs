@@ -126,9 +126,62 @@ pub struct LlmOptions {
     pub extract_max_tokens: Option<u32>,
     /// Upper bound on the rationale's length in the structured modes, in characters (default 400).
     pub rationale_max_chars: Option<usize>,
+    /// What to rate: any of `population`, `intervention`, `comparator`, `outcome`, `evidence`;
+    /// empty (default) = all. Columns not rated are nulls ("not requested"), and the average
+    /// is over the rated ones. Cuts the cost of a run (e.g. evidence inference only).
+    pub elements: Vec<Target>,
     /// How requests travel (not part of the provenance: results do not depend on it).
     #[serde(skip)]
     pub runtime: LlmRuntime,
+}
+
+/// A column an LLM evaluator can rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// P.
+    Population,
+    /// I.
+    Intervention,
+    /// C.
+    Comparator,
+    /// O.
+    Outcome,
+    /// R: evidence inference over the row's spans.
+    Evidence,
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "population" | "P" | "p" => Ok(Self::Population),
+            "intervention" | "interventions" | "I" | "i" => Ok(Self::Intervention),
+            "comparator" | "C" | "c" => Ok(Self::Comparator),
+            "outcome" | "O" | "o" => Ok(Self::Outcome),
+            "evidence" | "result" | "R" | "r" => Ok(Self::Evidence),
+            other => Err(format!("unknown element {other:?} (population, intervention, comparator, outcome, evidence)")),
+        }
+    }
+}
+
+impl LlmOptions {
+    /// Whether the element is rated.
+    pub fn wants(&self, e: crate::templates::Element) -> bool {
+        use crate::templates::Element as E;
+        let t = match e {
+            E::Population => Target::Population,
+            E::Intervention => Target::Intervention,
+            E::Comparator => Target::Comparator,
+            E::Outcome => Target::Outcome,
+        };
+        self.elements.is_empty() || self.elements.contains(&t)
+    }
+
+    /// Whether evidence inference (R) is rated.
+    pub fn wants_evidence(&self) -> bool {
+        self.elements.is_empty() || self.elements.contains(&Target::Evidence)
+    }
 }
 
 /// Operational settings: transport, concurrency, cache location.

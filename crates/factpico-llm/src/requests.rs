@@ -145,13 +145,14 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
     };
     // Stand-in for a stage-1 reply in the pipeline's stage-2 estimate: max tokens × 4 characters.
     let filler = "x".repeat(4 * sampling.extract_max_tokens.unwrap_or(256) as usize);
+    let any_pico = Element::ALL.iter().any(|&e| options.wants(e));
     for r in rows {
         let mut w = Vec::new();
-        let spans = spans_of(r, &mut w);
+        let spans = if options.wants_evidence() { spans_of(r, &mut w) } else { None };
         p.rows_with_evidence += u64::from(spans.is_some());
         match protocol {
             Protocol::FullText => {
-                for e in Element::ALL {
+                for e in Element::ALL.into_iter().filter(|&e| options.wants(e)) {
                     let m = t.full_text_pico(e, r.source, r.summary);
                     add(&mut p, m.clone(), b.rating(&m, Scale::PicoWithNa), sampling.max_tokens, false);
                 }
@@ -161,7 +162,7 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
                 }
             }
             Protocol::Pipeline => {
-                for text in [r.source, r.summary] {
+                for text in [r.source, r.summary].into_iter().filter(|_| any_pico) {
                     let m = t.extract_pico(text);
                     add(&mut p, m.clone(), b.extraction(&m), sampling.extract_max_tokens, false);
                 }
@@ -172,7 +173,7 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
                 // Stage 2 depends on stage-1 replies: one request per element and span of each
                 // row (distinct rows assumed distinct), estimated with stand-in replies.
                 let tag = format!("{}\u{0}{}", r.source, r.summary);
-                for e in Element::ALL {
+                for e in Element::ALL.into_iter().filter(|&e| options.wants(e)) {
                     let m = t.pipeline_pico(e, &filler, &filler);
                     add(&mut p, m.clone(), json!({"stage2": tag, "element": e.name(), "body": b.rating(&m, Scale::PicoWithNa)}), sampling.max_tokens, true);
                 }
@@ -221,4 +222,52 @@ pub fn canonical_json(v: &serde_json::Value) -> String {
     let mut s = String::new();
     write(v, &mut s);
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::options::Target;
+
+    #[test]
+    fn plan_counts_distinct_requests() {
+        let spans = vec!["result one".to_owned(), "result two".to_owned()];
+        let rows = [
+            RowInput { source: "Abstract A.", summary: "Summary 1.", evidence: Some(&spans) },
+            RowInput { source: "Abstract A.", summary: "Summary 2.", evidence: None },
+            RowInput { source: "Abstract A.", summary: "Summary 1.", evidence: Some(&spans) }, // a repeat
+        ];
+        let o = LlmOptions::default();
+        let p = plan(Protocol::FullText, &o, &rows).unwrap();
+        assert_eq!((p.rows, p.rows_with_evidence, p.requests, p.stage2_requests), (3, 2, 4 + 2 + 4, 0));
+        assert_eq!(p.max_completion_tokens, Some(10 * 512));
+        assert!(p.estimated_prompt_tokens > 10 * 150 && p.estimated_prompt_tokens < 10 * 400, "{p:?}");
+        // pipeline: stage 1 = 1 abstract + 2 summaries extracted + 1 results extraction; stage 2
+        // = row 1 (4 + 2 spans) + row 2 (4); row 3 repeats row 1, so do all its requests
+        let p = plan(Protocol::Pipeline, &o, &rows).unwrap();
+        assert_eq!((p.requests, p.stage2_requests), (4 + 10, 10));
+        // only R
+        let o = LlmOptions { elements: vec![Target::Evidence], ..LlmOptions::default() };
+        assert_eq!(plan(Protocol::FullText, &o, &rows).unwrap().requests, 2);
+        // the paper's GPT-4 preset sends no max_tokens: completion tokens unbounded
+        let o = LlmOptions { preset: crate::options::SamplingPreset::PaperGpt4, ..LlmOptions::default() };
+        assert_eq!(plan(Protocol::FullText, &o, &rows).unwrap().max_completion_tokens, None);
+    }
+
+    #[test]
+    fn bodies_carry_sampling_and_constraint() {
+        let s = Sampling::resolve(&LlmOptions { preset: crate::options::SamplingPreset::PaperOpenModels, seed: Some(7), ..LlmOptions::default() });
+        let b = Bodies { model: "m", sampling: &s, structured: StructuredOutput::Grammar, rationale_max: 50 };
+        let m = Messages { system: "s".into(), user: "u".into() };
+        let r = b.rating(&m, Scale::Result);
+        assert_eq!(r["temperature"], json!(0.6));
+        assert_eq!((r["top_k"].clone(), r["top_p"].clone(), r["seed"].clone()), (json!(90), json!(0.8), json!(7)));
+        assert_eq!((r["repetition_penalty"].clone(), r["repeat_penalty"].clone()), (json!(1.1), json!(1.1)));
+        assert_eq!(r["max_tokens"], json!(256));
+        assert_eq!(r["stop"], json!(["</s>"]));
+        assert!(r["grammar"].as_str().unwrap().contains("[1-4]"));
+        assert!(b.extraction(&m).get("grammar").is_none(), "extractions are never constrained");
+        assert_eq!(r["messages"], json!([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]));
+    }
 }
