@@ -15,6 +15,8 @@
 //!   benchmark vs the Python reference (`bench_qa.rs`).
 //! * `cargo xtask llm-venv` — the LLM tests' venv (`llm.rs`: xllamacpp + gguf); `cargo xtask test`
 //!   sets it up too and passes it to the tests as `FACTPICO_LLM_PYTHON`.
+//! * `cargo xtask bench llm` — factpico's LLM client vs the Python `openai` client on a local
+//!   llama.cpp server (`bench_llm.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
 use std::process::Command;
 
@@ -31,6 +33,7 @@ mod bench_dae;
 mod bench_qa;
 mod sidecar;
 mod llm;
+mod bench_llm;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "factpico developer tasks")]
@@ -91,7 +94,7 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa.
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, llm (client vs Python openai).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -99,7 +102,7 @@ enum Cmd {
     },
 }
 
-fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
@@ -145,6 +148,7 @@ fn main() -> Result<()> {
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
         Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
+        Cmd::Bench { what, pairs } if what == "llm" => bench_llm::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

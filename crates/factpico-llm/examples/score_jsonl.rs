@@ -8,7 +8,7 @@
 //!   --base-url http://127.0.0.1:8080/v1 --model smollm2 --protocol full-text \
 //!   [--structured json-schema|grammar|off] [--max-tokens N] [--extract-max-tokens N] \
 //!   [--rationale-max-chars N] [--elements population,evidence] [--concurrency N] \
-//!   [--cache PATH] [--block N]
+//!   [--cache PATH] [--timeout S] [--block N]
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -35,6 +35,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         o.runtime.client.concurrency = c.parse()?;
     }
     o.runtime.cache = flag("--cache").map(Into::into);
+    if let Some(t) = flag("--timeout") {
+        o.runtime.client.timeout_s = t.parse()?;
+    }
     let protocol = match flag("--protocol").as_deref() {
         Some("pipeline") => Protocol::Pipeline,
         _ => Protocol::FullText,

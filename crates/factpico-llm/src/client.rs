@@ -73,6 +73,10 @@ pub struct Reply {
     pub usage: Usage,
     /// The `model` field of the reply, as the server names it.
     pub model: Option<String>,
+    /// Server-side processing time in ms, when the server reports it (llama.cpp's
+    /// `timings.prompt_ms + timings.predicted_ms`); measures the client's own overhead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_ms: Option<f64>,
 }
 
 /// Why a request failed (after its retries, where retryable).
@@ -561,6 +565,10 @@ fn parse_completion(text: &str) -> std::result::Result<Reply, String> {
         finish_reason: choice.get("finish_reason").and_then(|f| f.as_str()).map(str::to_owned),
         usage: Usage { prompt_tokens: n("/usage/prompt_tokens"), completion_tokens: n("/usage/completion_tokens") },
         model: v.get("model").and_then(|m| m.as_str()).map(str::to_owned),
+        server_ms: match (v.pointer("/timings/prompt_ms").and_then(serde_json::Value::as_f64), v.pointer("/timings/predicted_ms").and_then(serde_json::Value::as_f64)) {
+            (Some(p), Some(g)) => Some(p + g),
+            _ => None,
+        },
     })
 }
 

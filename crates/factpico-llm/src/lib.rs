@@ -57,7 +57,7 @@ pub use evaluator::{Evaluator, RowResult, RunStats, StructuredUse};
 pub use options::{
     default_cache_path, ClientOptions, LlmOptions, LlmRuntime, Protocol, Sampling, SamplingPreset, Target, DEFAULT_RATIONALE_MAX,
 };
-pub use requests::{plan, Plan, RowInput};
+pub use requests::{plan, request_bodies, Plan, RowInput};
 pub use structured::StructuredOutput;
 pub use templates::{Element, Messages, Templates};
 

@@ -113,6 +113,54 @@ pub(crate) fn spans_of<'a>(row: &RowInput<'a>, warnings: &mut Vec<String>) -> Op
     (!kept.is_empty()).then_some(kept)
 }
 
+/// The request bodies a run over `rows` sends first — every rating request of the full-text
+/// protocol, the extraction requests of the pipeline (its stage-2 bodies depend on their
+/// replies) — distinct, in order, with the structured-output mode requested. No network.
+///
+/// # Errors
+/// [`Error::Options`] when the rationale bound is 0.
+pub fn request_bodies(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> Result<Vec<Value>> {
+    let sampling = Sampling::resolve(options);
+    let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
+    if rationale_max == 0 {
+        return Err(Error::Options("--llm-rationale-max-chars must be at least 1".into()));
+    }
+    let model = options.model.clone().unwrap_or_default();
+    let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max };
+    let t = Templates::factpico();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut push = |v: Value| {
+        if seen.insert(canonical_json(&v)) {
+            out.push(v);
+        }
+    };
+    for r in rows {
+        let mut w = Vec::new();
+        let spans = if options.wants_evidence() { spans_of(r, &mut w) } else { None };
+        match protocol {
+            Protocol::FullText => {
+                for e in Element::ALL.into_iter().filter(|&e| options.wants(e)) {
+                    push(b.rating(&t.full_text_pico(e, r.source, r.summary), Scale::PicoWithNa));
+                }
+                for s in spans.iter().flatten() {
+                    push(b.rating(&t.full_text_result(s, r.summary), Scale::Result));
+                }
+            }
+            Protocol::Pipeline => {
+                if Element::ALL.iter().any(|&e| options.wants(e)) {
+                    push(b.extraction(&t.extract_pico(r.source)));
+                    push(b.extraction(&t.extract_pico(r.summary)));
+                }
+                if spans.is_some() {
+                    push(b.extraction(&t.extract_result(r.summary)));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Counts the requests a run over `rows` would make and estimates their prompt tokens, without
 /// contacting the server. The structured-output mode is the one requested (a fallback would
 /// only remove the constraint).

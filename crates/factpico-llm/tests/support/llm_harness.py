@@ -2,6 +2,8 @@
 small fault-injecting proxy.
 
     python llm_harness.py [--model PATH.gguf] [--parallel N] [--ctx N]
+    python llm_harness.py backend --model PATH.gguf [--parallel N]   # the server alone: prints {"url"}
+    python llm_harness.py tiny OUT.gguf                              # only write the tiny GGUF
 
 Without ``--model`` it writes a tiny random-weight llama-architecture GGUF (PyPI ``gguf``;
 2 layers, width 64, a 259-token byte-level GPT-2-style vocabulary and a plain-text chat
@@ -316,7 +318,8 @@ class Harness:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("role", nargs="?", default="proxy", choices=["proxy", "backend"])
+    ap.add_argument("role", nargs="?", default="proxy", choices=["proxy", "backend", "tiny"])
+    ap.add_argument("out", nargs="?", help="tiny: the GGUF file to write")
     ap.add_argument("--model")
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--ctx", type=int, default=4096 * 2)
@@ -325,6 +328,8 @@ def main():
     args = ap.parse_args()
     if args.role == "backend":
         return backend(args)
+    if args.role == "tiny":
+        return write_tiny_gguf(args.out)
     tmp = None
     if not args.model:
         tmp = tempfile.TemporaryDirectory(prefix="factpico-llm-harness-")
