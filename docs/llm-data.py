@@ -14,7 +14,7 @@ OUT_DIR (git-ignored `.factpico/llm` in the docs; nothing from ../shared enters 
   the abstract).
 
 Usage:
-  python3 docs/llm-data.py ../shared/data .factpico/llm [N=40] [K=3]
+  python3 docs/llm-data.py ../shared/data .factpico/llm [N=40] [K=2]
 """
 import csv
 import hashlib
@@ -26,7 +26,7 @@ import sys
 def main() -> None:
     data, out = sys.argv[1], sys.argv[2]
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 40
-    k = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    k = int(sys.argv[4]) if len(sys.argv) > 4 else 2
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(data, "shaib2023/single-doc-annotations/single_doc_annotations_1.csv"), newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))[:n]
