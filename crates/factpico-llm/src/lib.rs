@@ -55,9 +55,10 @@ pub use error::{Error, Result};
 #[cfg(feature = "client")]
 pub use evaluator::{Evaluator, RowResult, RunStats, StructuredUse};
 pub use options::{
-    default_cache_path, ClientOptions, LlmOptions, LlmRuntime, Protocol, Sampling, SamplingPreset, Target, DEFAULT_RATIONALE_MAX,
+    default_cache_path, ClientOptions, LlmOptions, LlmRuntime, Protocol, Sampling, SamplingPreset, Target, DEFAULT_EVIDENCE_SEPARATOR,
+    DEFAULT_RATIONALE_MAX,
 };
-pub use requests::{plan, request_bodies, Plan, RowInput};
+pub use requests::{evidence_spans, plan, request_bodies, Plan, RowInput};
 pub use structured::StructuredOutput;
 pub use templates::{Element, Messages, Templates};
 

@@ -130,6 +130,9 @@ pub struct LlmOptions {
     /// empty (default) = all. Columns not rated are nulls ("not requested"), and the average
     /// is over the rated ones. Cuts the cost of a run (e.g. evidence inference only).
     pub elements: Vec<Target>,
+    /// Separator of evidence spans in a CSV/TSV cell that does not hold a JSON list (default
+    /// `||`); see [`crate::evidence_spans`].
+    pub evidence_separator: Option<String>,
     /// How requests travel (not part of the provenance: results do not depend on it).
     #[serde(skip)]
     pub runtime: LlmRuntime,
@@ -194,6 +197,9 @@ pub struct LlmRuntime {
     /// No cache at all: every request is sent.
     pub no_cache: bool,
 }
+
+/// Default separator of evidence spans in a CSV/TSV cell.
+pub const DEFAULT_EVIDENCE_SEPARATOR: &str = "||";
 
 /// Default rationale bound, characters.
 pub const DEFAULT_RATIONALE_MAX: usize = 400;

@@ -113,6 +113,36 @@ pub(crate) fn spans_of<'a>(row: &RowInput<'a>, warnings: &mut Vec<String>) -> Op
     (!kept.is_empty()).then_some(kept)
 }
 
+/// Reads a row's evidence spans from its input value: a JSON array of strings (JSONL/JSON
+/// input), or a string (a CSV/TSV cell) holding either a JSON array of strings (when it starts
+/// with `[`) or spans separated by `separator` (each trimmed; empty pieces dropped). `null`, an
+/// empty string and an empty list mean "no spans" (`Ok(None)`).
+///
+/// # Errors
+/// A message for any other shape (a number, an object, an array with a non-string item, a
+/// cell starting with `[` that is not a JSON list of strings).
+pub fn evidence_spans(value: &Value, separator: &str) -> std::result::Result<Option<Vec<String>>, String> {
+    fn list(a: &[Value]) -> std::result::Result<Vec<String>, String> {
+        a.iter()
+            .map(|v| v.as_str().map(str::to_owned).ok_or_else(|| format!("evidence spans must be strings, found {v}")))
+            .collect()
+    }
+    let spans = match value {
+        Value::Null => Vec::new(),
+        Value::Array(a) => list(a)?,
+        Value::String(s) if s.trim_start().starts_with('[') => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Array(a)) => list(&a)?,
+            _ => return Err("the evidence cell starts with '[' but is not a JSON list of strings".into()),
+        },
+        Value::String(s) => {
+            let sep = if separator.is_empty() { crate::options::DEFAULT_EVIDENCE_SEPARATOR } else { separator };
+            s.split(sep).map(str::trim).filter(|x| !x.is_empty()).map(str::to_owned).collect()
+        }
+        other => return Err(format!("evidence must be a list of strings (or a CSV cell), found {other}")),
+    };
+    Ok((!spans.is_empty()).then_some(spans))
+}
+
 /// The request bodies a run over `rows` sends first — every rating request of the full-text
 /// protocol, the extraction requests of the pipeline (its stage-2 bodies depend on their
 /// replies) — distinct, in order, with the structured-output mode requested. No network.
@@ -301,6 +331,21 @@ mod tests {
         // the paper's GPT-4 preset sends no max_tokens: completion tokens unbounded
         let o = LlmOptions { preset: crate::options::SamplingPreset::PaperGpt4, ..LlmOptions::default() };
         assert_eq!(plan(Protocol::FullText, &o, &rows).unwrap().max_completion_tokens, None);
+    }
+
+    #[test]
+    fn evidence_field_shapes() {
+        let sp = |v: Value| evidence_spans(&v, "||");
+        assert_eq!(sp(json!(["a", "b"])).unwrap(), Some(vec!["a".to_owned(), "b".to_owned()]));
+        assert_eq!(sp(json!("[\"a\", \"b || c\"]")).unwrap(), Some(vec!["a".to_owned(), "b || c".to_owned()]));
+        assert_eq!(sp(json!(" a || b ||  ")).unwrap(), Some(vec!["a".to_owned(), "b".to_owned()]));
+        assert_eq!(evidence_spans(&json!("a;b"), ";").unwrap(), Some(vec!["a".to_owned(), "b".to_owned()]));
+        assert_eq!(sp(json!(null)).unwrap(), None);
+        assert_eq!(sp(json!("")).unwrap(), None);
+        assert_eq!(sp(json!([])).unwrap(), None);
+        assert!(sp(json!([1])).unwrap_err().contains("strings"));
+        assert!(sp(json!({"a": 1})).unwrap_err().contains("list of strings"));
+        assert!(sp(json!("[not json")).unwrap_err().contains("not a JSON list"));
     }
 
     #[test]
