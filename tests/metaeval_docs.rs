@@ -83,12 +83,12 @@ fn commands(doc: &str) -> Vec<Command> {
 }
 
 /// Options of the documented model-based `factpico score` commands beyond those
-/// [`score`] reproduces (each takes a value), with the key under which the
-/// score file's `provenance.options.models` records it.
+/// [`score`] reproduces (each takes a value), with the JSON pointer under which the
+/// score file's `provenance.options` records it (the unit's options section).
 const MODEL_SCORE_OPTIONS: &[(&str, &str)] = &[
-    ("--alignscore-model", "alignscore_model"),
-    ("--max-length", "max_length"),
-    ("--dae-nli-model", "dae_nli_model"),
+    ("--alignscore-model", "/alignscore/model"),
+    ("--max-length", "/alignscore/max_length"),
+    ("--dae-nli-model", "/dae/nli_model"),
 ];
 
 /// The options of a documented `factpico score INPUT [options]` (`args[0]` is the input),
@@ -159,7 +159,7 @@ fn model_score(args: &[String], p: &Paths, model_scores: Option<&Path>) -> usize
         assert_eq!(got, metrics, "{f}: row {} was scored with other metrics", n + 1);
         assert_eq!(o["sentence_spans"].as_bool(), Some(!opt.contains_key("--no-sentences")), "{f}: sentence spans");
         for (_, key) in MODEL_SCORE_OPTIONS {
-            let got = &o["models"][*key];
+            let got = o.pointer(key).unwrap_or(&serde_json::Value::Null);
             let got = got.as_str().map_or_else(|| got.to_string(), str::to_owned);
             let want = models.get(key).map_or("null", String::as_str);
             assert_eq!(got, want, "{f}: row {} was scored with {key} = {got}, the doc says {want}", n + 1);

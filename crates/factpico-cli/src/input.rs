@@ -53,6 +53,18 @@ pub struct DeriveId {
     pub hex_len: usize,
 }
 
+/// A per-row side input read from the input (declared by a selected metric, e.g. `evidence`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtraField {
+    /// The input's name (key in the row's extras map).
+    pub name: String,
+    /// The input field holding it.
+    pub field: String,
+    /// Named on the command line: a CSV/TSV header without it is an error (otherwise rows
+    /// simply have no such input and the metric gives its documented null).
+    pub explicit: bool,
+}
+
 /// Field names of the input records.
 #[derive(Debug, Clone)]
 pub struct FieldMap {
@@ -69,6 +81,8 @@ pub struct FieldMap {
     pub system: String,
     /// Id derivation, used when the id field is absent.
     pub derive_id: Option<DeriveId>,
+    /// Per-row side inputs to read (absent or null values are left out of the row's extras).
+    pub extras: Vec<ExtraField>,
 }
 
 /// One readable input record.
@@ -84,6 +98,9 @@ pub struct InputRow {
     pub source: String,
     /// Summary text.
     pub summary: String,
+    /// Per-row side inputs ([`FieldMap::extras`]) present in the record: name → JSON value
+    /// (a CSV/TSV cell is a string).
+    pub extras: factpico::Extras,
 }
 
 /// A record that could not be read.
@@ -243,7 +260,12 @@ fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap
         },
         (None, None) => format!("row-{row}"),
     };
-    Ok(InputRow { row, id, system, source, summary })
+    let extras = fields
+        .extras
+        .iter()
+        .filter_map(|x| obj.get(&x.field).filter(|v| !v.is_null()).map(|v| (x.name.clone(), v.clone())))
+        .collect();
+    Ok(InputRow { row, id, system, source, summary, extras })
 }
 
 struct JsonlReader<R> {
@@ -353,6 +375,8 @@ struct DelimitedReader<R> {
     summary: usize,
     system: Option<usize>,
     derive: Option<(usize, DeriveId)>,
+    /// (name, column) of the per-row side inputs found in the header.
+    extras: Vec<(String, usize)>,
     row: u64,
     done: bool,
 }
@@ -385,6 +409,13 @@ impl<R: Read> DelimitedReader<R> {
             (Some(d), None) => Some((require(&d.field, "id-derivation")?, d.clone())),
             _ => None,
         };
+        let mut extras = Vec::new();
+        for x in &fields.extras {
+            let col = if x.explicit { Some(require(&x.field, &format!("`{}` input", x.name))?) } else { find(&x.field) };
+            if let Some(i) = col {
+                extras.push((x.name.clone(), i));
+            }
+        }
         Ok(Self {
             records: rdr.into_byte_records(),
             id,
@@ -392,6 +423,7 @@ impl<R: Read> DelimitedReader<R> {
             summary,
             system: find(&fields.system),
             derive,
+            extras,
             row: 0,
             done: false,
         })
@@ -451,6 +483,64 @@ impl<R: Read> Iterator for DelimitedReader<R> {
             },
             (None, None) => format!("row-{row}"),
         };
-        Some(Ok(InputRow { row, id, system, source, summary }))
+        let mut extras = factpico::Extras::new();
+        for (name, i) in &self.extras {
+            match fetch(*i, name) {
+                Ok(v) if v.is_empty() => {}
+                Ok(v) => {
+                    extras.insert(name.clone(), serde_json::Value::String(v));
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(InputRow { row, id, system, source, summary, extras }))
+    }
+}
+
+#[cfg(test)]
+mod extras_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn fields(extras: Vec<ExtraField>) -> FieldMap {
+        FieldMap {
+            id: "id".into(),
+            id_explicit: false,
+            source: "source".into(),
+            summary: "summary".into(),
+            system: "system".into(),
+            derive_id: None,
+            extras,
+        }
+    }
+
+    fn read(name: &str, bytes: &[u8], format: Format, f: &FieldMap) -> Result<Vec<Record>> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        Ok(open(&p, format, f)?.collect())
+    }
+
+    /// Per-row side inputs: JSON values as they are (absent / null left out), CSV cells as
+    /// strings (empty left out); an explicitly mapped column missing from the header is an error.
+    #[test]
+    fn side_inputs_are_read_per_row() {
+        let x = |field: &str, explicit| ExtraField { name: "evidence".into(), field: field.into(), explicit };
+        let jsonl = b"{\"id\":\"a\",\"source\":\"s\",\"summary\":\"m\",\"spans\":[\"x\",\"y\"]}\n{\"id\":\"b\",\"source\":\"s\",\"summary\":\"m\",\"spans\":null}\n{\"id\":\"c\",\"source\":\"s\",\"summary\":\"m\"}\n";
+        let rows = read("in.jsonl", jsonl, Format::Jsonl, &fields(vec![x("spans", true)])).unwrap();
+        let ex: Vec<factpico::Extras> = rows.into_iter().map(|r| r.unwrap().extras).collect();
+        assert_eq!(ex[0]["evidence"], serde_json::json!(["x", "y"]));
+        assert!(ex[1].is_empty() && ex[2].is_empty());
+        let csv = b"id,source,summary,evidence\na,s,m,quoted span\nb,s,m,\n";
+        let rows = read("in.csv", csv, Format::Csv, &fields(vec![x("evidence", false)])).unwrap();
+        let ex: Vec<factpico::Extras> = rows.into_iter().map(|r| r.unwrap().extras).collect();
+        assert_eq!(ex[0]["evidence"], serde_json::json!("quoted span"));
+        assert!(ex[1].is_empty());
+        // Default mapping, column absent: rows have no such input.
+        let rows = read("in.csv", b"id,source,summary\na,s,m\n", Format::Csv, &fields(vec![x("evidence", false)])).unwrap();
+        assert!(rows[0].as_ref().unwrap().extras.is_empty());
+        // Explicit mapping, column absent: a clear error.
+        let e = read("in.csv", b"id,source,summary\na,s,m\n", Format::Csv, &fields(vec![x("spans", true)])).err().unwrap();
+        assert!(e.to_string().contains("`evidence` input field `spans` is not in the header; columns are: id, source, summary"), "{e}");
     }
 }

@@ -14,7 +14,7 @@ mod score;
 mod setup;
 mod summary;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Scores plain-language summaries of medical evidence for factuality and readability.
 #[derive(Debug, Parser)]
@@ -60,12 +60,30 @@ fn list_metrics() {
             println!("| {}{feat} | {} | {range} | {better} | {} |", m.name, c.name, m.reference);
         }
     }
+    // Per unit: its options section, metrics, aliases, side inputs and whether it is built in.
+    println!("\n| unit (options key) | metrics | aliases | per-row inputs | in this build |\n|---|---|---|---|---|");
+    for u in factpico::units::units() {
+        let names: Vec<&str> = u.metrics.iter().map(|m| m.name).collect();
+        let aliases: Vec<String> =
+            u.metrics.iter().flat_map(|m| m.aliases.iter().map(move |a| format!("{a} → {}", m.name))).collect();
+        let inputs: Vec<String> =
+            u.metrics.iter().flat_map(|m| m.inputs.iter().map(|i| format!("`{}`: {}", i.name, i.description))).collect();
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            u.key,
+            names.join(", "),
+            if aliases.is_empty() { "–".to_owned() } else { aliases.join(", ") },
+            if inputs.is_empty() { "–".to_owned() } else { inputs.join("; ") },
+            if u.compiled_in { "yes" } else { "no (cargo feature off)" }
+        );
+    }
 }
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match &cli.cmd {
-        Cmd::Score(a) => score::run(a),
+        Cmd::Score(a) => score::run(a, matches.subcommand_matches("score")),
         Cmd::Diff(a) => diff::run(a),
         Cmd::MetaEval(a) => meta_eval::run(a),
         Cmd::Setup { what } => setup::run(what),

@@ -4,8 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use factpico::options::TextstatFamily;
-use factpico::{Pair, Report, Scorer, ScorerOptions};
+use factpico::{Pair, Report, Scorer, ScorerOptions, UnitArgs};
 
 use crate::input::{self, DeriveId, FieldMap, Format, Record};
 use crate::output::{self, AtomicJsonl};
@@ -66,12 +65,6 @@ pub struct ScoreArgs {
     /// Hex digits of sha256 kept in derived ids (1-64).
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=64), requires = "id_from")]
     pub id_hex: u8,
-    /// Porter stemming for ROUGE (rouge-score's use_stemmer).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
-    pub rouge_stemmer: bool,
-    /// textstat version family for FKGL/FRE.
-    #[arg(long, value_enum, default_value = "textstat073")]
-    pub fk_family: FkFamily,
     /// Do not record Punkt sentence spans in the rows.
     #[arg(long)]
     pub no_sentences: bool,
@@ -90,120 +83,67 @@ pub struct ScoreArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
-    #[command(flatten)]
-    pub models: ModelArgs,
-}
-
-/// Options of the model-based metrics.
-#[derive(Debug, clap::Args)]
-pub struct ModelArgs {
-    /// AlignScore (or NLI) model directory.
-    #[arg(long)]
-    pub alignscore_model: Option<PathBuf>,
-    /// AlignScore mode: nli_sp (default), bin_sp, reg_sp, nli, bin, reg.
-    #[arg(long)]
-    pub alignscore_mode: Option<String>,
-    /// DAE: an exported DAE-2021 ELECTRA arc model directory (onnx/export_dae.py).
-    #[arg(long)]
-    pub dae_model: Option<PathBuf>,
-    /// DAE: an NLI cross-encoder directory for the zero-shot DAE-style variant.
-    #[arg(long)]
-    pub dae_nli_model: Option<PathBuf>,
-    /// DAE: pre-parsed dependency arcs keyed by row id (.conllu CoNLL-U, or .jsonl JSON arcs / CoreNLP JSON).
-    #[arg(long)]
-    pub arcs: Option<PathBuf>,
-    /// DAE: arc source: spacy (sidecar; default without --arcs), conllu or json (from --arcs).
-    #[arg(long)]
-    pub parser: Option<String>,
-    /// DAE: per-sentence (default: all sentences, ≤20 arcs each) or single-parse (reference: one parse, first 20 arcs).
-    #[arg(long)]
-    pub dae_multi_sentence: Option<String>,
-    /// QuestEval: T5 question-generation model directory.
-    #[arg(long)]
-    pub questeval_qg_model: Option<PathBuf>,
-    /// QuestEval: T5 QA model directory (with an "unanswerable" token).
-    #[arg(long)]
-    pub questeval_qa_model: Option<PathBuf>,
-    /// QuestEval: BERTScore token-embedding model directory (onnx/export_embedding.py; reference:
-    /// bert-base-multilingual-cased, layer 9). Adds the `questeval*` columns (all three
-    /// components, as published); without it they are null and only `questeval_f1*` are computed.
-    #[arg(long)]
-    pub bertscore_model: Option<PathBuf>,
-    /// QAFactEval: BART question-generation model directory.
-    #[arg(long)]
-    pub qafacteval_qg_model: Option<PathBuf>,
-    /// QAFactEval: LERC-QuIP regressor directory (onnx/export_hf.py on quip-512-mocha). Adds
-    /// `qafacteval_lerc` (raw, about 0-5) and `qafacteval_lerc_norm` ([0, 1]); null without it.
-    #[arg(long)]
-    pub lerc_model: Option<PathBuf>,
-    /// QAFactEval and cloze: extractive QA model directory.
-    #[arg(long)]
-    pub extractive_qa_model: Option<PathBuf>,
-    /// QA metrics: answer selection: auto (spaCy sidecar when installed, else rules), spacy, rules.
-    #[arg(long)]
-    pub answers: Option<String>,
-    /// Print each row's per-question (QA metrics) and per-arc (DAE) detail to standard output
-    /// (to standard error with `-o -`, where standard output carries the rows).
+    /// Print each row's explanation per metric (per-sentence support, per-arc and
+    /// per-question detail) to standard output (to standard error with `-o -`, where standard
+    /// output carries the rows).
     #[arg(long)]
     pub explain: bool,
-    /// AlignScore: whitespace words per context chunk (default 350, the reference's). Lower it
-    /// for shorter models (e.g. the shared 256-token MiniLM NLI asset); truncated chunks are
-    /// counted in the row's warnings.
-    #[arg(long)]
-    pub alignscore_words_per_chunk: Option<usize>,
-    /// AlignScore / NLI models: maximum pair length in tokens (default: the model manifest's,
-    /// 512 for AlignScore; pass 256 for the shared MiniLM NLI asset, which was trained at 256
-    /// although its config allows 512).
-    #[arg(long)]
-    pub max_length: Option<usize>,
-    /// Pairs per ONNX batch.
-    #[arg(long)]
-    pub batch_size: Option<usize>,
-    /// ONNX Runtime intra-op threads.
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// Read a metric's per-row side input NAME from input field FIELD (repeatable; default:
+    /// the field called NAME). `factpico metrics` lists each metric's inputs.
+    #[arg(long = "input-field", value_name = "NAME=FIELD", value_parser = parse_input_field)]
+    pub input_fields: Vec<(String, String)>,
+    /// Each metric unit's flags, and --batch-size / --threads / --device.
+    #[command(flatten)]
+    pub units: UnitArgs,
 }
 
-/// textstat version family (see factpico-readability).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FkFamily {
-    /// textstat 0.7.3: pyphen syllables, legacy rounding (FactPICO-era default).
-    Textstat073,
-    /// textstat 0.7.8: CMUdict first pronunciation, pyphen fallback, no rounding.
-    Textstat078,
+fn parse_input_field(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, field)) if !name.trim().is_empty() && !field.trim().is_empty() => {
+            Ok((name.trim().to_owned(), field.trim().to_owned()))
+        }
+        _ => Err(format!("expected NAME=FIELD (e.g. evidence=spans), got {s:?}")),
+    }
 }
 
 impl ScoreArgs {
     fn scorer_options(&self) -> ScorerOptions {
         let mut o = ScorerOptions { metrics: self.metrics.clone(), ..ScorerOptions::default() };
-        o.rouge.use_stemmer = self.rouge_stemmer;
-        o.readability.family = match self.fk_family {
-            FkFamily::Textstat073 => TextstatFamily::Textstat073,
-            FkFamily::Textstat078 => TextstatFamily::Textstat078Cmudict,
-        };
         o.sentence_spans = !self.no_sentences;
-        o.models.alignscore_model = self.models.alignscore_model.clone();
-        o.models.alignscore_mode = self.models.alignscore_mode.clone();
-        o.models.dae_model = self.models.dae_model.clone();
-        o.models.dae_nli_model = self.models.dae_nli_model.clone();
-        o.models.dae_arcs = self.models.arcs.clone();
-        o.models.dae_parser = self.models.parser.clone();
-        o.models.dae_multi_sentence = self.models.dae_multi_sentence.clone();
-        o.models.questeval_qg_model = self.models.questeval_qg_model.clone();
-        o.models.questeval_qa_model = self.models.questeval_qa_model.clone();
-        o.models.bertscore_model = self.models.bertscore_model.clone();
-        o.models.qafacteval_qg_model = self.models.qafacteval_qg_model.clone();
-        o.models.lerc_model = self.models.lerc_model.clone();
-        o.models.extractive_qa_model = self.models.extractive_qa_model.clone();
-        o.models.qa_answers = self.models.answers.clone();
-        o.models.max_length = self.models.max_length;
-        o.models.alignscore_words_per_chunk = self.models.alignscore_words_per_chunk;
-        o.models.batch_size = self.models.batch_size;
-        o.models.threads = self.models.threads;
+        self.units.apply(&mut o);
         o
     }
 
-    fn fields(&self) -> FieldMap {
+    /// The input fields of the per-row side inputs `inputs` (declared by the selected
+    /// metrics): `--input-field NAME=FIELD`, else a unit's own flag, else the field NAME.
+    /// A mapping whose name no selected metric reads is an error.
+    fn extra_fields(&self, inputs: &[&factpico::RowInput]) -> Result<Vec<input::ExtraField>> {
+        let from_units = self.units.input_fields();
+        for (name, _) in &self.input_fields {
+            if !inputs.iter().any(|i| i.name == name) {
+                let known: Vec<&str> = inputs.iter().map(|i| i.name).collect();
+                bail!(
+                    "--input-field {name}=...: no selected metric reads a per-row input `{name}` (selected metrics read: {})",
+                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                );
+            }
+        }
+        Ok(inputs
+            .iter()
+            .map(|i| {
+                let explicit = self
+                    .input_fields
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == i.name)
+                    .map(|(_, f)| f.clone())
+                    .or_else(|| from_units.iter().rev().find(|(n, _)| *n == i.name).map(|(_, f)| f.clone()));
+                input::ExtraField { name: i.name.to_owned(), explicit: explicit.is_some(), field: explicit.unwrap_or_else(|| i.name.to_owned()) }
+            })
+            .collect())
+    }
+
+    fn fields(&self, extras: Vec<input::ExtraField>) -> FieldMap {
         FieldMap {
             id: self.id_field.clone().unwrap_or_else(|| "id".into()),
             id_explicit: self.id_field.is_some(),
@@ -215,6 +155,7 @@ impl ScoreArgs {
                 prefix: self.id_prefix.clone(),
                 hex_len: usize::from(self.id_hex),
             }),
+            extras,
         }
     }
 }
@@ -239,13 +180,19 @@ fn skipped_row(e: &input::RowError, provenance: &serde_json::Value) -> Report {
     }
 }
 
-/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary).
-fn input_sha256(source: &str, summary: &str) -> String {
+/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary), or, for a row with per-row side
+/// inputs, of sha256(source ‖ 0x00 ‖ summary ‖ 0x00 ‖ JSON of the extras map) (keys sorted,
+/// compact): rows without extras hash as before.
+fn input_sha256(source: &str, summary: &str, extras: &factpico::Extras) -> String {
     use sha2::Digest;
     let mut h = sha2::Sha256::new();
     h.update(source.as_bytes());
     h.update([0u8]);
     h.update(summary.as_bytes());
+    if !extras.is_empty() {
+        h.update([0u8]);
+        h.update(serde_json::to_string(extras).unwrap_or_default().as_bytes());
+    }
     hex::encode(&h.finalize()[..8])
 }
 
@@ -286,11 +233,12 @@ fn check_paths(args: &ScoreArgs, out: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// Runs `factpico score`. Returns the process exit code.
+/// Runs `factpico score`. `matches` are the subcommand's parsed arguments (to tell which
+/// unit flags were given). Returns the process exit code.
 ///
 /// # Errors
 /// Bad arguments, unreadable input, a bad row with `--on-error fail`, I/O failure.
-pub fn run(args: &ScoreArgs) -> Result<i32> {
+pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> {
     if let Some(j) = args.jobs {
         rayon::ThreadPoolBuilder::new().num_threads(usize::from(j)).build_global().ok();
     }
@@ -308,17 +256,18 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         bail!("--resume needs an output file (-o FILE), not standard output");
     }
     if !args.quiet {
-        for w in unused_model_flags(args) {
+        for w in matches.map(|m| UnitArgs::ignored_flags(m, &args.metrics)).unwrap_or_default() {
             eprintln!("warning: {w}");
         }
     }
     let scorer = Scorer::try_new(args.scorer_options())?;
+    let extra_fields = args.extra_fields(&scorer.row_inputs())?;
     // What a resumed run must share with the rows already written: the options and, per
     // metric, its settings and model hashes (a model re-exported in place is a different model).
     let fingerprint = output::resume_fingerprint(scorer.provenance());
-    let mut records = input::open(&args.input, format, &args.fields())?;
+    let mut records = input::open(&args.input, format, &args.fields(extra_fields))?;
 
-    let mut summary = Summary::new(primary_columns(&scorer, &args.models));
+    let mut summary = Summary::new(scorer.summary_columns().into_iter().map(str::to_owned).collect());
     let mut csv = match &args.csv {
         Some(p) => Some(CsvOut::new(p, scorer.columns())?),
         None => None,
@@ -352,7 +301,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                 match records.next() {
                     None => bail!("--resume: the partial output has more rows ({}) than the input; wrong input file?", done.len()),
                     Some(Ok(rec)) => {
-                        if id.as_deref() != Some(rec.id.as_str()) || hash.as_deref() != Some(input_sha256(&rec.source, &rec.summary).as_str()) {
+                        if id.as_deref() != Some(rec.id.as_str()) || hash.as_deref() != Some(input_sha256(&rec.source, &rec.summary, &rec.extras).as_str()) {
                             bail!(
                                 "--resume: input row {n} (id {}) is not the row already written as row {n} (id {}): a different input file, row order or field mapping; rerun without --resume",
                                 rec.id,
@@ -412,7 +361,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
         let pairs: Vec<Pair<'_>> = recs
             .iter()
             .filter_map(|r| r.as_ref().ok())
-            .map(|r| Pair { id: &r.id, source: &r.source, summary: &r.summary })
+            .map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras))
             .collect();
         let mut scored = scorer.score_pairs(&pairs).into_iter();
         for rec in &recs {
@@ -422,7 +371,7 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                     rep.row = Some(row.row);
                     rep.id = Some(row.id.clone());
                     rep.system = row.system.clone();
-                    rep.input_sha256 = Some(input_sha256(&row.source, &row.summary));
+                    rep.input_sha256 = Some(input_sha256(&row.source, &row.summary, &row.extras));
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             writer.write(&rep)?;
@@ -435,8 +384,9 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
                 }
                 Err(e) => skipped_row(e, &provenance),
             };
-            if args.models.explain {
-                progress.suspend(|| explain(&report, to_stdout));
+            if args.explain {
+                let texts = rec.as_ref().ok().map(|r| factpico::explain::RowTexts { source: &r.source, summary: &r.summary });
+                progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
             }
             writer.write(&report)?;
             count(&report, &mut csv, &mut summary)?;
@@ -483,119 +433,15 @@ pub fn run(args: &ScoreArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Prints a row's per-question (QA metrics) and per-arc (DAE) detail to stdout, or to stderr
-/// when stdout carries the rows (`-o -`).
-fn explain(r: &Report, to_stderr: bool) {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "== row {} id {}{}",
-        r.row.unwrap_or(0),
-        r.id.as_deref().unwrap_or("?"),
-        r.system.as_deref().map(|x| format!(" ({x})")).unwrap_or_default()
-    );
-    if let Some(reason) = &r.skipped {
-        let _ = writeln!(s, "   skipped: {reason}");
-    }
-    let num = |v: &serde_json::Value| v.as_f64().map_or_else(|| "–".to_owned(), |x| format!("{x:.3}"));
-    for (metric, d) in &r.details {
-        if let Some(qs) = d.get("questions").and_then(|q| q.as_array()) {
-            let score = r.scores.iter().filter(|(k, _)| k.starts_with(metric.as_str())).map(|(k, v)| {
-                format!("{k}={}", v.map_or_else(|| "null".to_owned(), |x| format!("{x:.4}")))
-            });
-            let _ = writeln!(s, "-- {metric}: {} ({} questions)", score.collect::<Vec<_>>().join(" "), qs.len());
-            for q in qs {
-                let filtered = if q.get("consistent") == Some(&serde_json::Value::Bool(false)) { " [filtered]" } else { "" };
-                // The optional components, when their models ran.
-                let mut extra = String::new();
-                if let Some(b) = q.get("bertscore").filter(|v| !v.is_null()) {
-                    extra.push_str(&format!(" | BERTScore {}", num(b)));
-                }
-                if let Some(l) = q.get("lerc_quip").filter(|v| !v.is_null()) {
-                    extra.push_str(&format!(" | LERC-QuIP {}", num(l)));
-                }
-                let _ = writeln!(
-                    s,
-                    "   [{}] Q: {} | answer: {} | other side: {} | answerability {} | F1 {}{extra}{filtered}",
-                    q["direction"].as_str().unwrap_or("?"),
-                    q["question"].as_str().unwrap_or(""),
-                    q["answer"].as_str().unwrap_or(""),
-                    q["predicted"].as_str().unwrap_or(""),
-                    num(&q["answerability"]),
-                    num(&q["f1"]),
-                );
-            }
-        }
-        if let Some(arcs) = d.get("arcs").and_then(|a| a.as_array()) {
-            let _ = writeln!(s, "-- {metric}: dae={} ({} arcs; lowest first)", num(&d["min"]), arcs.len());
-            let mut sorted: Vec<&serde_json::Value> = arcs.iter().collect();
-            sorted.sort_by(|a, b| {
-                a["probability"].as_f64().unwrap_or(0.0).total_cmp(&b["probability"].as_f64().unwrap_or(0.0))
-            });
-            for a in sorted {
-                let _ = writeln!(
-                    s,
-                    "   {}({}, {}) P(entailed) {}",
-                    a["relation"].as_str().unwrap_or("?"),
-                    a["head"].as_str().unwrap_or(""),
-                    a["child"].as_str().unwrap_or(""),
-                    num(&a["probability"])
-                );
-            }
-        }
-    }
-    for (col, reason) in &r.nulls {
-        let _ = writeln!(s, "   {col}: null ({reason})");
-    }
+/// Prints a row's explanation (each metric unit's rendering of its details) to stdout, or to
+/// stderr when stdout carries the rows (`-o -`).
+fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) {
+    let s = factpico::explain::render_text(r, texts);
     if to_stderr {
         eprint!("{s}");
     } else {
         print!("{s}");
     }
-}
-
-/// Model flags given for metrics that are not selected: they do nothing (but are recorded in
-/// the provenance, so a `--resume` must repeat them), which is usually a forgotten `--metrics`.
-fn unused_model_flags(args: &ScoreArgs) -> Vec<String> {
-    let m = &args.models;
-    let selected = |name: &str| args.metrics.iter().any(|x| x.trim() == name);
-    let flags: [(&str, bool, &[&str]); 14] = [
-        ("--alignscore-model", m.alignscore_model.is_some(), &["alignscore"]),
-        ("--alignscore-mode", m.alignscore_mode.is_some(), &["alignscore"]),
-        ("--alignscore-words-per-chunk", m.alignscore_words_per_chunk.is_some(), &["alignscore"]),
-        ("--dae-model", m.dae_model.is_some(), &["dae"]),
-        ("--dae-nli-model", m.dae_nli_model.is_some(), &["dae"]),
-        ("--arcs", m.arcs.is_some(), &["dae"]),
-        ("--parser", m.parser.is_some(), &["dae"]),
-        ("--dae-multi-sentence", m.dae_multi_sentence.is_some(), &["dae"]),
-        ("--questeval-qg-model", m.questeval_qg_model.is_some(), &["questeval"]),
-        ("--questeval-qa-model", m.questeval_qa_model.is_some(), &["questeval"]),
-        ("--bertscore-model", m.bertscore_model.is_some(), &["questeval"]),
-        ("--qafacteval-qg-model", m.qafacteval_qg_model.is_some(), &["qafacteval"]),
-        ("--lerc-model", m.lerc_model.is_some(), &["qafacteval"]),
-        ("--extractive-qa-model", m.extractive_qa_model.is_some(), &["qafacteval", "cloze"]),
-    ];
-    flags
-        .iter()
-        .filter(|(_, given, used_by)| *given && !used_by.iter().any(|u| selected(u)))
-        .map(|(flag, _, used_by)| {
-            format!("{flag} is ignored: it is used by --metrics {} (selected: {})", used_by.join(" or "), args.metrics.join(","))
-        })
-        .collect()
-}
-
-/// The per-system table's columns: each metric's primary column, plus QuestEval's published
-/// composition (`questeval`) next to `questeval_f1` when a BERTScore model makes it non-null.
-fn primary_columns(scorer: &Scorer, models: &ModelArgs) -> Vec<String> {
-    let mut cols = Vec::new();
-    for c in scorer.metrics().flat_map(|m| m.info().columns.iter().filter(|c| c.primary)) {
-        if c.name == "questeval_f1" && models.bertscore_model.is_some() {
-            cols.push("questeval".to_owned());
-        }
-        cols.push(c.name.to_owned());
-    }
-    cols
 }
 
 fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
@@ -656,5 +502,26 @@ impl CsvOut {
         std::fs::rename(&self.tmp, &self.path)
             .with_context(|| format!("cannot rename {} to {}", self.tmp.display(), self.path.display()))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Rows without side inputs hash as in schema 1; side inputs enter the hash.
+    #[test]
+    fn input_sha256_covers_side_inputs_only_when_present() {
+        let none = factpico::Extras::new();
+        // sha256("abc" ‖ 0x00 ‖ "de"), first 8 bytes (python3: hashlib.sha256(b"abc\x00de").hexdigest()[:16]).
+        assert_eq!(input_sha256("abc", "de", &none), "e0d078a7ea89a004");
+        let mut ev = factpico::Extras::new();
+        ev.insert("evidence".into(), serde_json::json!(["240 adults"]));
+        let with = input_sha256("abc", "de", &ev);
+        // python3: sha256(b"abc\x00de\x00" + json.dumps(extras, separators=(",", ":")).encode())
+        assert_eq!(with, "31d968bebb3153e2");
+        ev.insert("evidence".into(), serde_json::json!(["420 adults"]));
+        assert_ne!(input_sha256("abc", "de", &ev), with);
     }
 }

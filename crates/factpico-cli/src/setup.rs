@@ -20,25 +20,15 @@ pub enum SetupWhat {
 /// Runs `factpico setup ...`.
 ///
 /// # Errors
-/// Download or unpack failure (the message says what to do instead).
-#[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
+/// Download or unpack failure (the message says what to do instead), or a build without
+/// model-based metrics (nothing to set up).
 pub fn run(what: &SetupWhat) -> Result<i32> {
     match what {
         SetupWhat::Ort { home } => {
-            let home = home.clone().unwrap_or_else(factpico::runtime::factpico_home);
-            let lib = factpico::runtime::setup_ort(&home)?;
+            let lib = factpico::setup_ort(home.as_deref())?;
             println!("ONNX Runtime library: {}", lib.display());
             println!("factpico finds it there; other programs can use ORT_DYLIB_PATH={}", lib.display());
             Ok(0)
         }
     }
-}
-
-/// Without a model-based metric compiled in there is nothing to set up.
-///
-/// # Errors
-/// Always: this build has no ONNX support.
-#[cfg(not(any(feature = "alignscore", feature = "dae", feature = "qa")))]
-pub fn run(_what: &SetupWhat) -> Result<i32> {
-    anyhow::bail!("this factpico was built without model-based metrics (cargo feature `alignscore`); nothing to set up")
 }

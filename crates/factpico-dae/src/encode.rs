@@ -20,11 +20,13 @@
 //! wordpiece (reference: `KeyError`) is reported in [`Features::skipped_arcs`] and not scored;
 //! a summary longer than that (`extra > len(tokens_a)`; reference: `tokens_a` emptied but
 //! positions shifted by `extra`, i.e. pointing `extra - len(tokens_a)` pieces too early or
-//! negative, and over `max_length` pieces ELECTRA fails) is [`EncodeError::SummaryTooLong`].
+//! negative, and over `max_length` pieces ELECTRA fails) is [`Error::SummaryTooLong`](crate::Error::SummaryTooLong).
 //! Both were confirmed by running the reference's own `convert_examples_to_features`
 //! (`tests/goldens/crosscheck_dae_reference.py`).
 
 use serde::{Deserialize, Serialize};
+
+use crate::Error;
 
 /// Word → WordPiece ids, as `ElectraTokenizer.tokenize(word)` then `convert_tokens_to_ids`
 /// (uncased BERT WordPiece: lower-case, strip accents, split punctuation, `[UNK]` for words
@@ -69,48 +71,20 @@ pub struct Features {
     pub truncated: usize,
 }
 
-/// Encoding failures.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EncodeError {
-    /// The summary alone does not fit: `len(tokens_b)` (summary pieces + 2 `[SEP]`) exceeds
-    /// `max_length - 2`, where the reference's truncation would need to cut more than the
-    /// whole article including `[CLS]` and its positions would be wrong.
-    #[error("summary needs {summary_pieces} wordpieces with its [SEP]s; more than {max_length} - 2 cannot be encoded")]
-    SummaryTooLong {
-        /// `len(tokens_b)` (summary pieces + 2 `[SEP]`).
-        summary_pieces: usize,
-        /// The length limit.
-        max_length: usize,
-    },
-    /// An arc refers to a word index outside the summary.
-    #[error("arc {index} refers to word {word}, but the summary has {n_words} words")]
-    ArcOutOfRange {
-        /// Arc index.
-        index: usize,
-        /// Offending word index.
-        word: usize,
-        /// Number of summary words.
-        n_words: usize,
-    },
-    /// The tokenizer failed.
-    #[error("tokenizer: {0}")]
-    Tokenizer(String),
-}
-
 /// Encodes one example exactly as the reference (module docs). `arcs` index
 /// `summary_words`; the caller applies the 20-arc cap (it is part of arc selection).
 /// `max_length` is 512 in the reference.
 ///
 /// # Errors
-/// [`EncodeError`].
+/// [`Error::SummaryTooLong`], [`Error::ArcOutOfRange`], [`Error::Tokenizer`].
 pub fn encode<T: WordPieces + ?Sized>(
     tok: &T,
     article_words: &[String],
     summary_words: &[String],
     arcs: &[WordArc],
     max_length: usize,
-) -> Result<Features, EncodeError> {
-    let pieces = |w: &str| tok.word_pieces(w).map_err(EncodeError::Tokenizer);
+) -> Result<Features, Error> {
+    let pieces = |w: &str| tok.word_pieces(w).map_err(Error::Tokenizer);
     let mut tokens_a: Vec<u32> = vec![tok.cls_id()];
     let article = article_words.join(" ");
     if !article_words.is_empty() {
@@ -136,7 +110,7 @@ pub fn encode<T: WordPieces + ?Sized>(
     if tokens_a.len() + tokens_b.len() > max_length {
         let extra = tokens_a.len() + tokens_b.len() - max_length + 2;
         if extra > tokens_a.len() {
-            return Err(EncodeError::SummaryTooLong { summary_pieces: tokens_b.len(), max_length });
+            return Err(Error::SummaryTooLong { summary_pieces: tokens_b.len(), max_length });
         }
         tokens_a.truncate(tokens_a.len() - extra);
         for v in index_map.iter_mut().flatten() {
@@ -157,7 +131,7 @@ pub fn encode<T: WordPieces + ?Sized>(
     for (i, a) in arcs.iter().enumerate() {
         for w in [a.head, a.child] {
             if w >= n {
-                return Err(EncodeError::ArcOutOfRange { index: i, word: w, n_words: n });
+                return Err(Error::ArcOutOfRange { index: i, word: w, n_words: n });
             }
         }
         // the reference looks up index_map by the CoreNLP token index
@@ -268,14 +242,14 @@ mod tests {
         // one piece more: the reference's positions would point one piece too early
         let s: Vec<String> = (0..509).map(|_| "abc".to_owned()).collect();
         let e = encode(&Mock, &words("a b c"), &s, &[], 512).unwrap_err();
-        assert_eq!(e, EncodeError::SummaryTooLong { summary_pieces: 511, max_length: 512 });
+        assert!(matches!(e, Error::SummaryTooLong { summary_pieces: 511, max_length: 512 }), "{e}");
     }
 
     #[test]
     fn too_long_summary_and_bad_arcs_are_errors() {
         let s: Vec<String> = (0..600).map(|_| "abc".to_owned()).collect();
-        assert!(matches!(encode(&Mock, &words("a"), &s, &[], 512), Err(EncodeError::SummaryTooLong { .. })));
+        assert!(matches!(encode(&Mock, &words("a"), &s, &[], 512), Err(Error::SummaryTooLong { .. })));
         let e = encode(&Mock, &[], &words("a b"), &[WordArc { head: 5, child: 0 }], 512).unwrap_err();
-        assert!(matches!(e, EncodeError::ArcOutOfRange { word: 5, .. }));
+        assert!(matches!(e, Error::ArcOutOfRange { word: 5, .. }));
     }
 }

@@ -39,7 +39,7 @@ use factpico_runtime::dae::{ArcBatchItem, DaeArcModel};
 use factpico_runtime::SessionOptions;
 use serde::{Deserialize, Serialize};
 
-pub use encode::{EncodeError, Features, WordArc, WordPieces};
+pub use encode::{Features, WordArc, WordPieces};
 pub use select::{MultiSentence, Unit};
 pub use zeroshot::{ArcProbability, HypothesisSpan};
 
@@ -55,9 +55,29 @@ pub enum Error {
     /// The AlignScore premise ranker failed.
     #[error(transparent)]
     AlignScore(#[from] factpico_alignscore::Error),
-    /// Input encoding failed.
-    #[error("DAE input encoding: {0}")]
-    Encode(#[from] EncodeError),
+    /// The summary alone does not fit the model: `len(tokens_b)` (summary pieces + 2
+    /// `[SEP]`) exceeds `max_length - 2`, where the reference's truncation would need to cut
+    /// more than the whole article including `[CLS]` and its positions would be wrong.
+    #[error("DAE input encoding: summary needs {summary_pieces} wordpieces with its [SEP]s; more than {max_length} - 2 cannot be encoded")]
+    SummaryTooLong {
+        /// `len(tokens_b)` (summary pieces + 2 `[SEP]`).
+        summary_pieces: usize,
+        /// The length limit.
+        max_length: usize,
+    },
+    /// An arc refers to a word index outside the summary.
+    #[error("DAE input encoding: arc {index} refers to word {word}, but the summary has {n_words} words")]
+    ArcOutOfRange {
+        /// Arc index.
+        index: usize,
+        /// Offending word index.
+        word: usize,
+        /// Number of summary words.
+        n_words: usize,
+    },
+    /// The wordpiece tokenizer failed (its message).
+    #[error("DAE input encoding: tokenizer: {0}")]
+    Tokenizer(String),
     /// Invalid options or inputs.
     #[error("invalid DAE option: {0}")]
     InvalidOption(String),
@@ -397,8 +417,8 @@ impl Dae {
                 }
                 match encode::encode(pieces, &article, &u.words, &u.word_arcs, self.opts.max_length) {
                     Ok(f) => feats.push((i, k, f)),
-                    Err(EncodeError::SummaryTooLong { .. }) => out[i][k].too_long = true,
-                    Err(e) => return Err(e.into()),
+                    Err(Error::SummaryTooLong { .. }) => out[i][k].too_long = true,
+                    Err(e) => return Err(e),
                 }
             }
         }

@@ -158,9 +158,9 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// An error of the statistics crate (a bug here or bad parameters).
-    #[error("statistics: {0}")]
-    Stats(#[from] factpico_stats::StatsError),
+    /// An error of the statistics crate (a bug here or bad parameters); it is the `source()`.
+    #[error("statistics")]
+    Stats(#[from] factpico_stats::Error),
     /// A plot could not be drawn or written.
     #[error("plot {path}: {message}")]
     Plot {

@@ -260,7 +260,7 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
                 metric: metric.clone(),
                 aspect: aspect.clone(),
                 kl: kl_divergence_gaussian(&oriented, human, &kl_options(opts, aspect)).map_err(|e| match e {
-                    factpico_stats::StatsError::OutOfRange { value, .. } => Error::InvalidOption {
+                    factpico_stats::Error::OutOfRange { value, .. } => Error::InvalidOption {
                         option: "--human-range",
                         message: format!(
                             "aspect `{aspect}` has the value {} outside the declared scale",

@@ -83,8 +83,14 @@ pub enum Error {
         /// Human-readable message.
         message: String,
     },
-    /// I/O error reading an input file.
-    #[error("{path}: {source}")]
+    /// A pre-parsed arcs file whose format cannot be told from its extension.
+    #[error("{path}: unknown arcs format: use a .conllu (CoNLL-U) or .jsonl (JSON arcs / CoreNLP JSON) file")]
+    UnknownArcsFormat {
+        /// The file.
+        path: String,
+    },
+    /// I/O error reading an input file (the I/O error is the `source()`).
+    #[error("cannot read {path}")]
     Io {
         /// The file.
         path: String,
@@ -291,13 +297,7 @@ pub fn open_arcs(path: &std::path::Path) -> Result<std::sync::Arc<dyn ArcSource>
     match ext.as_deref() {
         Some("conllu" | "conll") => Ok(std::sync::Arc::new(conllu::ConlluSource::from_path(path)?)),
         Some("jsonl" | "json") => Ok(std::sync::Arc::new(json_arcs::JsonArcsSource::from_path(path)?)),
-        _ => Err(Error::Io {
-            path: path.display().to_string(),
-            source: std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "unknown arcs format: use a .conllu (CoNLL-U) or .jsonl (JSON arcs / CoreNLP JSON) file",
-            ),
-        }),
+        _ => Err(Error::UnknownArcsFormat { path: path.display().to_string() }),
     }
 }
 

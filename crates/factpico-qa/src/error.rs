@@ -1,12 +1,14 @@
 //! The one error type of `factpico-qa`.
 
-/// Errors of the QA metrics. Model problems carry the runtime's message (which names the
-/// file and the fix).
+/// Errors of the QA metrics. Model problems carry the runtime's error (which names the
+/// file and the fix) as their `source()`; render the chain (`anyhow`'s `{:#}`,
+/// `factpico::error_chain`) to see it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Loading or running a model failed (missing directory, ONNX Runtime, tokenizer).
-    #[error("{what}: {source}")]
+    /// Loading or running a model failed (missing directory, ONNX Runtime, tokenizer); the
+    /// runtime's error is the `source()`.
+    #[error("{what}")]
     Runtime {
         /// Which model / step.
         what: String,
@@ -14,8 +16,8 @@ pub enum Error {
         #[source]
         source: factpico_runtime::Error,
     },
-    /// The spaCy sidecar (answer selection) failed.
-    #[error("answer selection with spaCy failed: {0}")]
+    /// The spaCy sidecar (answer selection) failed; its error is the `source()`.
+    #[error("answer selection with spaCy failed")]
     Nlp(#[from] factpico_nlp::Error),
     /// A model directory does not fit the preset (e.g. a QA model without an
     /// "unanswerable" token id, a QG model of the wrong family).

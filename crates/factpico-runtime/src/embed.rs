@@ -66,7 +66,7 @@ impl TokenEmbeddings {
     /// # Errors
     /// [`Error::InvalidArgument`] when `hidden_size` is 0 or does not divide `data.len()`.
     pub fn new(hidden_size: usize, data: Vec<f32>) -> Result<Self> {
-        if hidden_size == 0 || data.len() % hidden_size != 0 {
+        if hidden_size == 0 || !data.len().is_multiple_of(hidden_size) {
             return Err(Error::InvalidArgument(format!(
                 "{} floats are not rows of hidden size {hidden_size}",
                 data.len()

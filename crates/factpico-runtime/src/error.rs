@@ -53,8 +53,8 @@ pub enum Error {
         /// What is wrong and how to fix it.
         reason: String,
     },
-    /// Reading a file failed.
-    #[error("cannot read {path}: {source}")]
+    /// Reading a file failed (the I/O error is the `source()`).
+    #[error("cannot read {path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -77,6 +77,15 @@ pub enum Error {
         context: String,
         /// ONNX Runtime's message.
         message: String,
+    },
+    /// An execution provider other than the CPU cannot be used: this build or the loaded
+    /// ONNX Runtime library lacks it, or it failed to start (driver, libraries, device).
+    #[error("the {provider} execution provider cannot be used: {reason}")]
+    ExecutionProvider {
+        /// The provider (`CUDA`).
+        provider: &'static str,
+        /// Why, and what to do.
+        reason: String,
     },
     /// A caller-supplied argument is invalid (e.g. batch size 0, unknown output name).
     #[error("invalid argument: {0}")]

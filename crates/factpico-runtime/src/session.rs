@@ -25,7 +25,9 @@ pub enum ExecutionProvider {
     #[default]
     Cpu,
     /// NVIDIA CUDA on the given device. Needs the `cuda` cargo feature and a CUDA build of
-    /// ONNX Runtime (`onnxruntime-gpu`); compiled but untested on the project machines.
+    /// ONNX Runtime (`onnxruntime-gpu`); otherwise session creation fails with
+    /// [`Error::ExecutionProvider`](crate::Error::ExecutionProvider) saying which is missing
+    /// (that path is tested; no GPU was available to run a model on CUDA).
     Cuda {
         /// CUDA device ordinal.
         device_id: i32,
@@ -156,19 +158,39 @@ pub(crate) fn build_session(model: &Path, opts: &SessionOptions) -> Result<ort::
         }
         #[cfg(feature = "cuda")]
         ExecutionProvider::Cuda { device_id } => {
-            builder = b(
-                builder.with_execution_providers([ort::ep::CUDA::default()
-                    .with_device_id(device_id)
-                    .build()
-                    .error_on_failure()]),
-                "CUDA execution provider",
-            )?;
+            use ort::ep::ExecutionProvider as _;
+            let lib = crate::ort_lib::loaded_ort().map_or_else(|| "?".to_owned(), |i| i.path.display().to_string());
+            if !ort::ep::CUDA::is_available().unwrap_or(false) {
+                return Err(Error::ExecutionProvider {
+                    provider: "CUDA",
+                    reason: format!(
+                        "the ONNX Runtime library {lib} was built without it (the PyPI `onnxruntime` wheel that \
+                         `factpico setup ort` installs is CPU-only). Install `onnxruntime-gpu` and set \
+                         ORT_DYLIB_PATH to its libonnxruntime.so (with the CUDA and cuDNN libraries it needs on \
+                         LD_LIBRARY_PATH), or use --device cpu"
+                    ),
+                });
+            }
+            builder = builder
+                .with_execution_providers([ort::ep::CUDA::default().with_device_id(device_id).build().error_on_failure()])
+                .map_err(|e| Error::ExecutionProvider {
+                    provider: "CUDA",
+                    reason: format!(
+                        "device {device_id} failed to start with {lib}: {}. Check that the device exists \
+                         (nvidia-smi) and that the CUDA and cuDNN libraries onnxruntime-gpu needs are on \
+                         LD_LIBRARY_PATH, or use --device cpu",
+                        e.message()
+                    ),
+                })?;
         }
         #[cfg(not(feature = "cuda"))]
         ExecutionProvider::Cuda { .. } => {
-            return Err(Error::InvalidArgument(
-                "the CUDA execution provider needs factpico-runtime built with the `cuda` feature".into(),
-            ))
+            return Err(Error::ExecutionProvider {
+                provider: "CUDA",
+                reason: "this build has no CUDA support: rebuild with the cargo feature `cuda` (of factpico-runtime, \
+                         or of factpico / factpico-cli), or use --device cpu"
+                    .into(),
+            })
         }
     }
     builder.commit_from_file(model).map_err(|e| Error::InvalidModel {

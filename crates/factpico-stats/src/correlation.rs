@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::data::{average_ranks, complete_pairs, dense_ranks, is_constant};
-use crate::error::{Input, NullReason, StatsError};
+use crate::error::{Input, NullReason, Error};
 use crate::special::{correlation_p_value, normal_two_sided};
 
 /// Minimum number of complete pairs for any correlation in this crate.
@@ -243,8 +243,8 @@ pub(crate) fn knight(x: &[f64], y: &[f64]) -> KnightStats {
 /// Kendall variant (`mt_metrics_eval` `TauSufficientStats`).
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`].
-pub fn pair_counts(x: &[f64], y: &[f64]) -> Result<PairCounts, StatsError> {
+/// [`Error::LengthMismatch`].
+pub fn pair_counts(x: &[f64], y: &[f64]) -> Result<PairCounts, Error> {
     let c = complete_pairs(x, y, "x", "y")?;
     Ok(knight(&c.a, &c.b).counts())
 }
@@ -254,8 +254,8 @@ pub fn pair_counts(x: &[f64], y: &[f64]) -> Result<PairCounts, StatsError> {
 /// variant='b')` on the pairwise-complete data. See [`kendall_tau_b_with`].
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`] when `x.len() != y.len()`.
-pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<Correlation, StatsError> {
+/// [`Error::LengthMismatch`] when `x.len() != y.len()`.
+pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<Correlation, Error> {
     kendall_tau_b_with(x, y, KendallPValue::Auto)
 }
 
@@ -277,13 +277,13 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<Correlation, StatsError> {
 /// constant.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`]; [`StatsError::ExactPValueWithTies`] for
+/// [`Error::LengthMismatch`]; [`Error::ExactPValueWithTies`] for
 /// `KendallPValue::Exact` with tied data.
 pub fn kendall_tau_b_with(
     x: &[f64],
     y: &[f64],
     method: KendallPValue,
-) -> Result<Correlation, StatsError> {
+) -> Result<Correlation, Error> {
     let c = complete_pairs(x, y, "x", "y")?;
     let n = c.a.len();
     if n < MIN_OBSERVATIONS {
@@ -322,7 +322,7 @@ pub fn kendall_tau_b_with(
     let exact = match method {
         KendallPValue::Exact => {
             if !untied {
-                return Err(StatsError::ExactPValueWithTies {
+                return Err(Error::ExactPValueWithTies {
                     ties_x: k.xtie,
                     ties_y: k.ytie,
                 });
@@ -481,7 +481,7 @@ fn product_moment(
     y: &[f64],
     ranks: bool,
     method: PValueMethod,
-) -> Result<Correlation, StatsError> {
+) -> Result<Correlation, Error> {
     let c = complete_pairs(x, y, "x", "y")?;
     let n = c.a.len();
     if n < MIN_OBSERVATIONS {
@@ -531,8 +531,8 @@ fn product_moment(
 /// Missing values excluded pairwise; null when n < 3 or an input is constant.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`].
-pub fn spearman_rho(x: &[f64], y: &[f64]) -> Result<Correlation, StatsError> {
+/// [`Error::LengthMismatch`].
+pub fn spearman_rho(x: &[f64], y: &[f64]) -> Result<Correlation, Error> {
     product_moment(x, y, true, PValueMethod::StudentT)
 }
 
@@ -544,8 +544,8 @@ pub fn spearman_rho(x: &[f64], y: &[f64]) -> Result<Correlation, StatsError> {
 /// scipy does after its `NearConstantInputWarning`).
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`].
-pub fn pearson_r(x: &[f64], y: &[f64]) -> Result<Correlation, StatsError> {
+/// [`Error::LengthMismatch`].
+pub fn pearson_r(x: &[f64], y: &[f64]) -> Result<Correlation, Error> {
     product_moment(x, y, false, PValueMethod::Beta)
 }
 
@@ -671,7 +671,7 @@ mod tests {
         assert!(kendall_tau_b(&[1.0], &[1.0, 2.0]).is_err());
         assert!(matches!(
             kendall_tau_b_with(&[1.0, 1.0, 2.0], &[1.0, 2.0, 3.0], KendallPValue::Exact),
-            Err(StatsError::ExactPValueWithTies {
+            Err(Error::ExactPValueWithTies {
                 ties_x: 1,
                 ties_y: 0
             })

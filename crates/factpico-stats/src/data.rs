@@ -1,6 +1,6 @@
 //! Pairwise exclusion of missing values, and ranking helpers.
 
-use crate::error::StatsError;
+use crate::error::Error;
 
 /// Pairwise-complete copy of two parallel vectors.
 #[derive(Debug, Clone, Default)]
@@ -23,7 +23,7 @@ pub(crate) fn complete_pairs(
     b: &[f64],
     a_name: &'static str,
     b_name: &'static str,
-) -> Result<Complete, StatsError> {
+) -> Result<Complete, Error> {
     check_len(a.len(), b.len(), a_name, b_name)?;
     let mut out = Complete {
         a: Vec::with_capacity(a.len()),
@@ -46,11 +46,11 @@ pub(crate) fn check_len(
     right: usize,
     left_name: &'static str,
     right_name: &'static str,
-) -> Result<(), StatsError> {
+) -> Result<(), Error> {
     if left == right {
         Ok(())
     } else {
-        Err(StatsError::LengthMismatch {
+        Err(Error::LengthMismatch {
             left_name,
             left,
             right_name,
@@ -209,7 +209,7 @@ mod tests {
         assert_eq!(c.excluded, 2);
         assert!(matches!(
             complete_pairs(&[1.0], &[], "a", "b"),
-            Err(StatsError::LengthMismatch {
+            Err(Error::LengthMismatch {
                 left: 1,
                 right: 0,
                 ..

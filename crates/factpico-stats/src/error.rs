@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// [`NullReason`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
-pub enum StatsError {
+pub enum Error {
     /// Two parallel inputs have different lengths.
     #[error("length mismatch: `{left_name}` has {left} values but `{right_name}` has {right}")]
     LengthMismatch {

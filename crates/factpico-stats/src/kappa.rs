@@ -5,7 +5,7 @@ use std::hash::Hash;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{NullReason, StatsError};
+use crate::error::{NullReason, Error};
 
 /// Result of [`randolph_kappa`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -51,16 +51,16 @@ pub struct RandolphKappa {
 /// Joensuu Learning and Instruction Symposium, 2005.
 ///
 /// # Errors
-/// [`StatsError::InvalidParameter`] when `n_categories < 2`;
-/// [`StatsError::TooManyCategories`] when more than `n_categories` distinct
+/// [`Error::InvalidParameter`] when `n_categories < 2`;
+/// [`Error::TooManyCategories`] when more than `n_categories` distinct
 /// labels occur.
-pub fn randolph_kappa<T, R>(ratings: &[R], n_categories: usize) -> Result<RandolphKappa, StatsError>
+pub fn randolph_kappa<T, R>(ratings: &[R], n_categories: usize) -> Result<RandolphKappa, Error>
 where
     T: Eq + Hash,
     R: AsRef<[Option<T>]>,
 {
     if n_categories < 2 {
-        return Err(StatsError::InvalidParameter {
+        return Err(Error::InvalidParameter {
             name: "n_categories",
             reason: format!("need at least 2 categories, got {n_categories}"),
         });
@@ -86,7 +86,7 @@ where
         n_ratings += r as usize;
     }
     if labels.len() > n_categories {
-        return Err(StatsError::TooManyCategories {
+        return Err(Error::TooManyCategories {
             observed: labels.len(),
             n_categories,
         });
@@ -161,7 +161,7 @@ mod tests {
         assert!(randolph_kappa(&[[Some(1), Some(2)]], 1).is_err());
         assert!(matches!(
             randolph_kappa(&[[Some(1), Some(2), Some(3)]], 2),
-            Err(StatsError::TooManyCategories {
+            Err(Error::TooManyCategories {
                 observed: 3,
                 n_categories: 2
             })

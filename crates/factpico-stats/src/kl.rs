@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::data::{complete_pairs, mean, population_sd};
-use crate::error::{Input, NullReason, StatsError};
+use crate::error::{Input, NullReason, Error};
 
 /// Maps scores onto [0, 1] before the Gaussian fit.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -64,7 +64,7 @@ fn normalise(
     v: &[f64],
     how: Normalization,
     name: &'static str,
-) -> Result<Option<Vec<f64>>, StatsError> {
+) -> Result<Option<Vec<f64>>, Error> {
     let (lo, hi) = match how {
         Normalization::ObservedMinMax => {
             let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
@@ -76,13 +76,13 @@ fn normalise(
         }
         Normalization::Range { lo, hi } => {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-                return Err(StatsError::InvalidParameter {
+                return Err(Error::InvalidParameter {
                     name,
                     reason: format!("range [{lo}, {hi}] must be finite with lo < hi"),
                 });
             }
             if let Some(&bad) = v.iter().find(|&&x| x < lo || x > hi) {
-                return Err(StatsError::OutOfRange {
+                return Err(Error::OutOfRange {
                     input: name,
                     value: bad,
                     lo,
@@ -120,14 +120,14 @@ pub fn kl_normal(p: GaussianFit, q: GaussianFit) -> f64 {
 /// or when an input is constant (σ = 0, or a zero observed range).
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`]; [`StatsError::InvalidParameter`] for a
-/// bad declared range; [`StatsError::OutOfRange`] when a score lies outside
+/// [`Error::LengthMismatch`]; [`Error::InvalidParameter`] for a
+/// bad declared range; [`Error::OutOfRange`] when a score lies outside
 /// its declared range.
 pub fn kl_divergence_gaussian(
     metric: &[f64],
     human: &[f64],
     options: &KlOptions,
-) -> Result<KlDivergence, StatsError> {
+) -> Result<KlDivergence, Error> {
     let c = complete_pairs(metric, human, "metric", "human")?;
     let n = c.a.len();
     let null = |reason| KlDivergence {
@@ -237,7 +237,7 @@ mod tests {
         };
         assert!(matches!(
             kl_divergence_gaussian(&[0.1, 0.2], &[1.0, 5.0], &opts),
-            Err(StatsError::OutOfRange { value: 5.0, .. })
+            Err(Error::OutOfRange { value: 5.0, .. })
         ));
     }
 }

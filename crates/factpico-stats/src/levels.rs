@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::correlation::{kendall_tau_b, pearson_r, spearman_rho, Correlation};
 use crate::data::{check_len, mean, present};
-use crate::error::{NullReason, StatsError};
+use crate::error::{NullReason, Error};
 use crate::pairwise::{pairwise_accuracy_tie_calibrated, PairwiseAccuracy};
 
 /// Minimum number of systems for system-level statistics.
@@ -28,8 +28,8 @@ pub struct LevelStatistics {
 /// Computes all four statistics of metric against human scores.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`].
-pub fn level_statistics(metric: &[f64], human: &[f64]) -> Result<LevelStatistics, StatsError> {
+/// [`Error::LengthMismatch`].
+pub fn level_statistics(metric: &[f64], human: &[f64]) -> Result<LevelStatistics, Error> {
     Ok(LevelStatistics {
         kendall_tau_b: kendall_tau_b(metric, human)?,
         spearman_rho: spearman_rho(metric, human)?,
@@ -143,21 +143,21 @@ pub enum Level {
 ///   two systems.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`] unless all four inputs have equal length;
-/// [`StatsError::DuplicateItemSystem`] when an (item, system) pair repeats.
+/// [`Error::LengthMismatch`] unless all four inputs have equal length;
+/// [`Error::DuplicateItemSystem`] when an (item, system) pair repeats.
 pub fn meta_evaluate<I: AsRef<str>, S: AsRef<str>>(
     item_ids: &[I],
     system_ids: &[S],
     metric: &[f64],
     human: &[f64],
-) -> Result<MetaEvaluation, StatsError> {
+) -> Result<MetaEvaluation, Error> {
     check_len(item_ids.len(), system_ids.len(), "item_ids", "system_ids")?;
     check_len(item_ids.len(), metric.len(), "item_ids", "metric")?;
     check_len(item_ids.len(), human.len(), "item_ids", "human")?;
     let mut seen: HashSet<(&str, &str)> = HashSet::with_capacity(item_ids.len());
     for (i, s) in item_ids.iter().zip(system_ids) {
         if !seen.insert((i.as_ref(), s.as_ref())) {
-            return Err(StatsError::DuplicateItemSystem {
+            return Err(Error::DuplicateItemSystem {
                 item: i.as_ref().to_owned(),
                 system: s.as_ref().to_owned(),
             });
@@ -250,11 +250,11 @@ mod tests {
     fn duplicates_and_lengths_are_errors() {
         assert!(matches!(
             meta_evaluate(&["a", "a"], &["S", "S"], &[1.0, 2.0], &[1.0, 2.0]),
-            Err(StatsError::DuplicateItemSystem { .. })
+            Err(Error::DuplicateItemSystem { .. })
         ));
         assert!(matches!(
             meta_evaluate(&["a"], &["S"], &[1.0, 2.0], &[1.0]),
-            Err(StatsError::LengthMismatch { .. })
+            Err(Error::LengthMismatch { .. })
         ));
     }
 }

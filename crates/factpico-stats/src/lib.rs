@@ -31,7 +31,7 @@
 //!   observations for correlations and pairwise accuracy (scipy returns a
 //!   meaningless ±1, p = 1, at n = 2), a constant input (scipy: NaN), fewer
 //!   than 3 systems for system level. Invalid input (length mismatch, bad
-//!   parameters) is a [`StatsError`].
+//!   parameters) is a [`Error`].
 //! * **p-values** are two-sided for correlations; the permutation test is
 //!   one-sided (A better than B).
 //!
@@ -66,7 +66,11 @@ pub use correlation::{
     kendall_tau_b, kendall_tau_b_with, pair_counts, pearson_r, spearman_rho, Correlation,
     KendallPValue, PValueMethod, PairCounts, MIN_OBSERVATIONS,
 };
-pub use error::{Input, NullReason, StatsError};
+pub use error::{Error, Input, NullReason};
+
+/// Former name of [`Error`].
+#[deprecated(since = "0.1.0", note = "renamed to `factpico_stats::Error` (one `Error` enum per crate)")]
+pub type StatsError = Error;
 pub use kappa::{randolph_kappa, RandolphKappa};
 pub use kl::{
     kl_divergence_gaussian, kl_normal, GaussianFit, KlDivergence, KlOptions, Normalization,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::correlation::{PairCounts, MIN_OBSERVATIONS};
 use crate::data::complete_pairs;
-use crate::error::{NullReason, StatsError};
+use crate::error::{NullReason, Error};
 
 /// Largest number of complete observations
 /// [`pairwise_accuracy_tie_calibrated`] accepts: 20 000 (≤ 2·10⁸ pairs,
@@ -114,15 +114,15 @@ fn too_few(n: usize, excluded: usize) -> PairwiseAccuracy {
 /// data. O(n²) time, O(n) memory.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`]; [`StatsError::InvalidParameter`] when
+/// [`Error::LengthMismatch`]; [`Error::InvalidParameter`] when
 /// `epsilon` is negative or not finite.
 pub fn pairwise_accuracy(
     metric: &[f64],
     human: &[f64],
     epsilon: f64,
-) -> Result<PairwiseAccuracy, StatsError> {
+) -> Result<PairwiseAccuracy, Error> {
     if !(epsilon >= 0.0 && epsilon.is_finite()) {
-        return Err(StatsError::InvalidParameter {
+        return Err(Error::InvalidParameter {
             name: "epsilon",
             reason: format!("must be finite and ≥ 0, got {epsilon}"),
         });
@@ -169,19 +169,19 @@ pub fn pairwise_accuracy(
 /// (accuracy 1), as in the reference.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`]; [`StatsError::TooLarge`] above
+/// [`Error::LengthMismatch`]; [`Error::TooLarge`] above
 /// [`MAX_CALIBRATION_N`] complete observations.
 pub fn pairwise_accuracy_tie_calibrated(
     metric: &[f64],
     human: &[f64],
-) -> Result<PairwiseAccuracy, StatsError> {
+) -> Result<PairwiseAccuracy, Error> {
     let c = complete_pairs(metric, human, "metric", "human")?;
     let n = c.a.len();
     if n < MIN_OBSERVATIONS {
         return Ok(too_few(n, c.excluded));
     }
     if n > MAX_CALIBRATION_N {
-        return Err(StatsError::TooLarge {
+        return Err(Error::TooLarge {
             what: "pairwise_accuracy_tie_calibrated",
             n,
             max: MAX_CALIBRATION_N,
@@ -308,7 +308,7 @@ mod tests {
         let big = vec![0.5; MAX_CALIBRATION_N + 1];
         assert!(matches!(
             pairwise_accuracy_tie_calibrated(&big, &big),
-            Err(StatsError::TooLarge { n, .. }) if n == MAX_CALIBRATION_N + 1
+            Err(Error::TooLarge { n, .. }) if n == MAX_CALIBRATION_N + 1
         ));
     }
 }

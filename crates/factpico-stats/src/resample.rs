@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::correlation::{kendall_tau_b, pearson_r, spearman_rho, MIN_OBSERVATIONS};
 use crate::data::{check_len, complete_pairs, is_constant, mean, population_sd, present};
-use crate::error::{Input, NullReason, StatsError};
+use crate::error::{Input, NullReason, Error};
 use crate::levels::{system_means, system_vectors, Level};
 use crate::pairwise::pairwise_accuracy_tie_calibrated;
 
@@ -37,8 +37,8 @@ impl Statistic {
     /// The statistic's value, `None` when undefined (see each function).
     ///
     /// # Errors
-    /// [`StatsError::LengthMismatch`].
-    pub fn compute(self, metric: &[f64], human: &[f64]) -> Result<Option<f64>, StatsError> {
+    /// [`Error::LengthMismatch`].
+    pub fn compute(self, metric: &[f64], human: &[f64]) -> Result<Option<f64>, Error> {
         Ok(match self {
             Statistic::KendallTauB => kendall_tau_b(metric, human)?.statistic,
             Statistic::SpearmanRho => spearman_rho(metric, human)?.statistic,
@@ -95,15 +95,15 @@ pub struct ConfidenceInterval {
     pub null_reason: Option<NullReason>,
 }
 
-fn check_bootstrap(opts: &BootstrapOptions) -> Result<(), StatsError> {
+fn check_bootstrap(opts: &BootstrapOptions) -> Result<(), Error> {
     if opts.n_resamples == 0 {
-        return Err(StatsError::InvalidParameter {
+        return Err(Error::InvalidParameter {
             name: "n_resamples",
             reason: "must be at least 1".into(),
         });
     }
     if !(opts.confidence_level > 0.0 && opts.confidence_level < 1.0) {
-        return Err(StatsError::InvalidParameter {
+        return Err(Error::InvalidParameter {
             name: "confidence_level",
             reason: format!("must lie in (0, 1), got {}", opts.confidence_level),
         });
@@ -131,14 +131,14 @@ fn quantile_sorted(v: &[f64], q: f64) -> f64 {
 /// for statistics not covered by [`bootstrap_ci`] (e.g. kappa or KL).
 ///
 /// # Errors
-/// [`StatsError::InvalidParameter`] for bad options; errors of `statistic`.
+/// [`Error::InvalidParameter`] for bad options; errors of `statistic`.
 pub fn bootstrap_ci_with<F>(
     n_units: usize,
     opts: &BootstrapOptions,
     mut statistic: F,
-) -> Result<ConfidenceInterval, StatsError>
+) -> Result<ConfidenceInterval, Error>
 where
-    F: FnMut(&[usize]) -> Result<Option<f64>, StatsError>,
+    F: FnMut(&[usize]) -> Result<Option<f64>, Error>,
 {
     check_bootstrap(opts)?;
     let all: Vec<usize> = (0..n_units).collect();
@@ -190,13 +190,13 @@ where
 /// defined resamples (check `estimate`).
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`]; [`StatsError::InvalidParameter`].
+/// [`Error::LengthMismatch`]; [`Error::InvalidParameter`].
 pub fn bootstrap_ci(
     metric: &[f64],
     human: &[f64],
     statistic: Statistic,
     opts: &BootstrapOptions,
-) -> Result<ConfidenceInterval, StatsError> {
+) -> Result<ConfidenceInterval, Error> {
     let c = complete_pairs(metric, human, "metric", "human")?;
     let (mut m, mut h) = (Vec::with_capacity(c.a.len()), Vec::with_capacity(c.a.len()));
     let mut ci = bootstrap_ci_with(c.a.len(), opts, |idx| {
@@ -221,7 +221,7 @@ pub fn bootstrap_ci(
 /// statistic is computed (`n_excluded` counts them once, on the full data).
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`]; [`StatsError::InvalidParameter`].
+/// [`Error::LengthMismatch`]; [`Error::InvalidParameter`].
 pub fn bootstrap_ci_by_item<I: AsRef<str>, S: AsRef<str>>(
     item_ids: &[I],
     system_ids: &[S],
@@ -230,7 +230,7 @@ pub fn bootstrap_ci_by_item<I: AsRef<str>, S: AsRef<str>>(
     statistic: Statistic,
     level: Level,
     opts: &BootstrapOptions,
-) -> Result<ConfidenceInterval, StatsError> {
+) -> Result<ConfidenceInterval, Error> {
     check_len(item_ids.len(), system_ids.len(), "item_ids", "system_ids")?;
     check_len(item_ids.len(), metric.len(), "item_ids", "metric")?;
     check_len(item_ids.len(), human.len(), "item_ids", "human")?;
@@ -343,7 +343,7 @@ fn zscore(v: &[f64]) -> Option<Vec<f64>> {
 /// undefined on the observed data.
 ///
 /// # Errors
-/// [`StatsError::LengthMismatch`]; [`StatsError::InvalidParameter`] when
+/// [`Error::LengthMismatch`]; [`Error::InvalidParameter`] when
 /// `n_permutations == 0`.
 pub fn permutation_test(
     metric_a: &[f64],
@@ -351,11 +351,11 @@ pub fn permutation_test(
     human: &[f64],
     statistic: Statistic,
     opts: &PermutationOptions,
-) -> Result<PermutationTest, StatsError> {
+) -> Result<PermutationTest, Error> {
     check_len(metric_a.len(), metric_b.len(), "metric_a", "metric_b")?;
     check_len(metric_a.len(), human.len(), "metric_a", "human")?;
     if opts.n_permutations == 0 {
-        return Err(StatsError::InvalidParameter {
+        return Err(Error::InvalidParameter {
             name: "n_permutations",
             reason: "must be at least 1".into(),
         });

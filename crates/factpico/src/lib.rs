@@ -19,31 +19,76 @@
 //! assert!(report.score("delta_fkgl").is_some());
 //! ```
 //!
-//! * [`Scorer`] / [`ScorerOptions`]: choose metrics and options, score pairs (batched, parallel).
+//! * [`Scorer`] / [`ScorerOptions`]: choose metrics and options, score pairs (batched,
+//!   parallel); [`Scorer::builder`] adds metrics implemented elsewhere ([`Metric`]).
 //! * [`Report`]: one row of output (scores, documented nulls, warnings, sentence spans, provenance).
-//! * [`Metric`] and the [`registry`]: each metric's columns, ranges, directions and references.
+//! * [`units`]: one unit per metric family — registry entry, typed options, builder,
+//!   command-line flags, explanation — listed once; the [`registry`] describes each
+//!   metric's columns, ranges, directions and references.
+//! * [`explain`]: renderer-neutral explanations of a row, from its `details` alone.
+//!
+//! Cargo features: `onnx` (every ONNX-backed metric: `alignscore`, `dae`, `qa`), `cuda`
+//! (the CUDA execution provider, [`Device::Cuda`]), `cli` (each unit's clap flags).
 
-mod builtin;
 mod error;
+pub mod explain;
 pub mod metric;
-mod neural;
 mod report;
 mod scorer;
+mod session;
+pub mod units;
 
-pub use error::{Error, Result};
-pub use metric::{column_info, metric_info, registry, ColumnInfo, Direction, Metric, MetricInfo, MetricOutput, Pair};
+pub use error::{error_chain, BoxError, Error, Result};
+pub use explain::ExplainBlock;
+pub use metric::{
+    column_info, metric_info, registry, ColumnInfo, Direction, Extras, Metric, MetricInfo, MetricOutput, Pair, RowInput,
+};
 pub use report::{Report, Sentences, Warning, SCHEMA_VERSION};
-pub use scorer::{ModelOptions, Scorer, ScorerOptions};
+pub use scorer::{Scorer, ScorerBuilder};
+#[cfg(feature = "cli")]
+pub use session::RuntimeArgs;
+pub use session::{Device, RuntimeOptions};
+#[cfg(feature = "cli")]
+pub use units::UnitArgs;
+pub use units::{MetricUnit, ScorerOptions};
 
 /// Version of this crate (recorded in every report's provenance).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The ONNX runtime layer (library discovery and setup, model directories),
 /// re-exported when a model-based metric is compiled in.
-#[cfg(any(feature = "alignscore", feature = "dae", feature = "qa"))]
+#[cfg(feature = "runtime")]
 pub use factpico_runtime as runtime;
 
-/// Re-exports of the metric crates' option types.
+/// Whether this build runs ONNX models (a model-based metric's feature is on).
+pub const HAS_RUNTIME: bool = cfg!(feature = "runtime");
+
+/// `$FACTPICO_HOME` (default `~/.cache/factpico`): where ONNX Runtime and models live.
+#[cfg(feature = "runtime")]
+pub fn factpico_home() -> std::path::PathBuf {
+    factpico_runtime::factpico_home()
+}
+
+/// Installs the ONNX Runtime library from the PyPI `onnxruntime` wheel into `home`
+/// (`$FACTPICO_HOME` when `None`); returns the library's path.
+///
+/// # Errors
+/// [`Error::NoRuntime`] in a build without model-based metrics; `Error::Runtime` when
+/// the download or unpacking fails (the message says what to do instead).
+pub fn setup_ort(home: Option<&std::path::Path>) -> Result<std::path::PathBuf> {
+    #[cfg(feature = "runtime")]
+    {
+        let home = home.map_or_else(factpico_runtime::factpico_home, std::path::Path::to_path_buf);
+        factpico_runtime::setup_ort(&home).map_err(Error::Runtime)
+    }
+    #[cfg(not(feature = "runtime"))]
+    {
+        let _ = home;
+        Err(Error::NoRuntime { what: "`setup ort`" })
+    }
+}
+
+/// Re-exports of the model-free metric crates' option types.
 pub mod options {
     pub use factpico_readability::{ReadabilityOptions, TextstatFamily};
     pub use factpico_rouge::RougeOptions;

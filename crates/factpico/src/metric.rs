@@ -6,7 +6,9 @@
 //! (e.g. `rougeL`, `rougeL_precision`). The [`registry`] describes every column:
 //! its range, its direction (is higher better?) and the reference
 //! implementation it follows. The CLI's output and the meta-evaluation read
-//! directions from here.
+//! directions from here. The registry is assembled from the metric units
+//! ([`crate::units`]); metrics implemented outside this crate join a
+//! [`crate::Scorer`] through [`crate::ScorerBuilder::metric`].
 
 use std::collections::BTreeMap;
 
@@ -24,8 +26,9 @@ pub enum Direction {
     LowerIsBetter,
 }
 
-/// Description of one output column of a metric.
+/// Description of one output column of a metric. Build it with [`ColumnInfo::new`].
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct ColumnInfo {
     /// Column name as it appears in output rows (`scores.<name>`).
     pub name: &'static str,
@@ -41,21 +44,100 @@ pub struct ColumnInfo {
     pub primary: bool,
 }
 
+impl ColumnInfo {
+    /// An unbounded, non-primary column (`const`, for `static` registry entries).
+    pub const fn new(name: &'static str, description: &'static str, direction: Direction) -> Self {
+        Self { name, description, min: None, max: None, direction, primary: false }
+    }
+
+    /// Sets the inclusive range (`None` = unbounded on that side).
+    #[must_use]
+    pub const fn range(mut self, min: Option<f64>, max: Option<f64>) -> Self {
+        self.min = min;
+        self.max = max;
+        self
+    }
+
+    /// Marks the column as its metric's headline column.
+    #[must_use]
+    pub const fn primary(mut self) -> Self {
+        self.primary = true;
+        self
+    }
+}
+
+/// A per-row side input a metric reads beyond (source, summary): e.g. the evidence spans of
+/// an LLM evaluator. Input readers (the CLI) read it from the input field of the same
+/// name unless mapped otherwise (`factpico score --input-field NAME=FIELD`), and hand it to
+/// the metric in [`Pair::extras`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RowInput {
+    /// Key in [`Pair::extras`] and default input field name (e.g. `evidence`).
+    pub name: &'static str,
+    /// What the field holds and its JSON shape (string, array of strings, ...).
+    pub description: &'static str,
+}
+
 /// Description of a metric: its name (as given to `--metrics`), columns and reference.
+/// Build it with [`MetricInfo::new`] (a `const fn`, for `static` entries).
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct MetricInfo {
     /// Name used on the command line and in [`crate::ScorerOptions::metrics`].
     pub name: &'static str,
+    /// Other accepted names (e.g. `rouge-l` for `rougeL`).
+    pub aliases: &'static [&'static str],
     /// One-line description.
     pub description: &'static str,
     /// The reference implementation this metric reproduces (package/repo, version, file).
     pub reference: &'static str,
-    /// Columns this metric writes.
+    /// Columns this metric writes: every row gets exactly these (value or documented null).
     pub columns: &'static [ColumnInfo],
     /// Cargo feature of the `factpico` crate that compiles the metric in (`None`: always built).
     pub feature: Option<&'static str>,
-    /// Whether the metric needs a model directory.
+    /// Whether the metric needs a model directory (or another external resource).
     pub needs_model: bool,
+    /// Per-row side inputs the metric reads from [`Pair::extras`].
+    pub inputs: &'static [RowInput],
+}
+
+impl MetricInfo {
+    /// A model-free metric compiled into every build, without aliases or side inputs.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        reference: &'static str,
+        columns: &'static [ColumnInfo],
+    ) -> Self {
+        Self { name, aliases: &[], description, reference, columns, feature: None, needs_model: false, inputs: &[] }
+    }
+
+    /// Sets the accepted aliases.
+    #[must_use]
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// The metric needs a model; it is compiled in with the `factpico` cargo feature `feature`.
+    #[must_use]
+    pub const fn model(mut self, feature: &'static str) -> Self {
+        self.feature = Some(feature);
+        self.needs_model = true;
+        self
+    }
+
+    /// Sets the per-row side inputs.
+    #[must_use]
+    pub const fn inputs(mut self, inputs: &'static [RowInput]) -> Self {
+        self.inputs = inputs;
+        self
+    }
+
+    /// Names of the primary columns.
+    pub fn primary_columns(&self) -> impl Iterator<Item = &'static str> {
+        self.columns.iter().filter(|c| c.primary).map(|c| c.name)
+    }
 }
 
 /// What a metric returns for one pair.
@@ -65,7 +147,8 @@ pub struct MetricOutput {
     pub scores: BTreeMap<String, Option<f64>>,
     /// Column name → why the value is null.
     pub nulls: BTreeMap<String, String>,
-    /// Metric-specific detail (per-sentence scores, per-arc probabilities, per-question answers).
+    /// Metric-specific detail (per-sentence scores, per-arc probabilities, per-question
+    /// answers): what the unit's explanation ([`crate::explain`]) renders.
     pub detail: Option<serde_json::Value>,
     /// Non-fatal remarks (truncation, fallbacks).
     pub warnings: Vec<String>,
@@ -93,125 +176,100 @@ impl MetricOutput {
     }
 }
 
-/// One input pair as metrics see it in a batch.
+/// Per-row side inputs: [`RowInput::name`] → value (JSON as read from the input row; a
+/// CSV/TSV cell is a string).
+pub type Extras = BTreeMap<String, serde_json::Value>;
+
+static NO_EXTRAS: Extras = BTreeMap::new();
+
+/// One input pair as metrics see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pair<'a> {
-    /// Row id (`""` when the caller has none). Metrics that read per-row side
-    /// inputs (pre-parsed dependency arcs for DAE) look rows up by it.
+    /// Row id (`""` when the caller has none). Metrics that read side inputs keyed by row
+    /// (pre-parsed dependency arcs for DAE) look rows up by it.
     pub id: &'a str,
     /// The abstract (premise, reference, target).
     pub source: &'a str,
     /// The plain-language summary (hypothesis, claim, prediction).
     pub summary: &'a str,
+    /// Per-row side inputs declared by the metrics ([`MetricInfo::inputs`]); empty by default.
+    pub extras: &'a Extras,
+}
+
+impl<'a> Pair<'a> {
+    /// A pair with an id and no side inputs.
+    pub fn new(id: &'a str, source: &'a str, summary: &'a str) -> Self {
+        Self { id, source, summary, extras: &NO_EXTRAS }
+    }
+
+    /// The same pair with these side inputs.
+    #[must_use]
+    pub fn with_extras(mut self, extras: &'a Extras) -> Self {
+        self.extras = extras;
+        self
+    }
+
+    /// The side input `name`, if the row has one.
+    pub fn extra(&self, name: &str) -> Option<&'a serde_json::Value> {
+        self.extras.get(name)
+    }
 }
 
 /// A factuality or readability metric over (source, summary) pairs.
 ///
 /// Implementations must be deterministic and thread-safe: the scorer calls them
-/// from rayon workers.
+/// from rayon workers. Built-in metrics are built by their unit ([`crate::units`]);
+/// others join a scorer through [`crate::ScorerBuilder::metric`].
 pub trait Metric: Send + Sync {
-    /// Registry entry of this metric.
+    /// Registry entry of this metric (name, columns, ranges, directions, reference).
     fn info(&self) -> &'static MetricInfo;
 
-    /// Options and model identity (e.g. the ONNX file's sha256) recorded in each output row.
+    /// Options and model identity (e.g. the ONNX file's sha256) recorded in each output
+    /// row's `provenance.metrics.<name>`; a resumed run must reproduce it.
     fn provenance(&self) -> serde_json::Value;
 
-    /// Scores one pair. `source` = abstract (premise), `summary` = plain-language summary.
+    /// Scores one pair.
     ///
     /// # Errors
     /// A real failure (model run failed, ...). Degenerate but valid input yields
     /// `Ok` with documented nulls instead.
-    fn score(&self, source: &str, summary: &str) -> Result<MetricOutput>;
+    fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput>;
 
-    /// Scores many pairs; one result per input pair, in order. The default runs
-    /// [`Metric::score`] on rayon's pool; model-based metrics override it to
-    /// batch model inputs across rows.
-    fn score_batch(&self, pairs: &[Pair<'_>]) -> Vec<Result<MetricOutput>> {
+    /// Scores many pairs. `Ok` holds one result per input pair, in order; the default runs
+    /// [`Metric::score`] on rayon's pool. Model-based metrics override it to batch model
+    /// inputs across rows, and return `Err` when the batch as a whole failed: the scorer
+    /// then scores the rows one by one with [`Metric::score`] and records the batch error in
+    /// each row's warnings (that fallback lives in the scorer only).
+    ///
+    /// # Errors
+    /// The batch as a whole failed.
+    fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
         use rayon::prelude::*;
-        pairs.par_iter().map(|p| self.score(p.source, p.summary)).collect()
+        Ok(pairs.par_iter().map(|p| self.score(p)).collect())
+    }
+
+    /// Columns shown in the per-system summary table (default: the primary columns of
+    /// [`Metric::info`]); a metric whose headline depends on its options overrides it.
+    fn summary_columns(&self) -> Vec<&'static str> {
+        self.info().primary_columns().collect()
     }
 }
 
-const fn col(
-    name: &'static str,
-    description: &'static str,
-    min: Option<f64>,
-    max: Option<f64>,
-    direction: Direction,
-    primary: bool,
-) -> ColumnInfo {
-    ColumnInfo { name, description, min, max, direction, primary }
-}
-
-use Direction::{HigherIsBetter as Hi, LowerIsBetter as Lo};
-
-/// ROUGE-L registry entry.
-pub static ROUGE_L: MetricInfo = MetricInfo {
-    name: "rougeL",
-    description: "ROUGE-L (summary-as-one-sequence LCS) and ROUGE-Lsum (newline-split union LCS); target = abstract, prediction = summary",
-    reference: "Google rouge-score 0.1.2 (rouge_score/rouge_scorer.py), NLTK PorterStemmer NLTK_EXTENSIONS",
-    columns: &[
-        col("rougeL", "ROUGE-L F-measure", Some(0.0), Some(1.0), Hi, true),
-        col("rougeL_precision", "ROUGE-L precision (LCS / summary tokens)", Some(0.0), Some(1.0), Hi, false),
-        col("rougeL_recall", "ROUGE-L recall (LCS / abstract tokens)", Some(0.0), Some(1.0), Hi, false),
-        col("rougeLsum", "ROUGE-Lsum F-measure (sentences split on newlines)", Some(0.0), Some(1.0), Hi, false),
-        col("rougeLsum_precision", "ROUGE-Lsum precision", Some(0.0), Some(1.0), Hi, false),
-        col("rougeLsum_recall", "ROUGE-Lsum recall", Some(0.0), Some(1.0), Hi, false),
-    ],
-    feature: None,
-    needs_model: false,
-};
-
-/// Flesch-Kincaid registry entry.
-pub static FKGL: MetricInfo = MetricInfo {
-    name: "fkgl",
-    description: "Flesch-Kincaid grade level of abstract and summary, and ΔFK = FK(summary) − FK(abstract)",
-    reference: "Python textstat 0.7.3 (default; pyphen-only, legacy rounding) or 0.7.8 (cmudict first), textstat/textstat.py",
-    columns: &[
-        col("delta_fkgl", "ΔFK = FKGL(summary) − FKGL(abstract), US grade levels; negative = simpler", None, None, Lo, true),
-        col("fkgl_summary", "Flesch-Kincaid grade level of the summary (US grade)", None, None, Lo, false),
-        col("fkgl_source", "Flesch-Kincaid grade level of the abstract (US grade)", None, None, Lo, false),
-    ],
-    feature: None,
-    needs_model: false,
-};
-
-/// Flesch reading ease registry entry.
-pub static FRE: MetricInfo = MetricInfo {
-    name: "fre",
-    description: "Flesch reading ease of abstract and summary (same counts as FKGL)",
-    reference: "Python textstat 0.7.3 / 0.7.8 flesch_reading_ease",
-    columns: &[
-        col("fre_summary", "Flesch reading ease of the summary (higher = easier; unbounded)", None, None, Hi, true),
-        col("fre_source", "Flesch reading ease of the abstract", None, None, Hi, false),
-        col("delta_fre", "FRE(summary) − FRE(abstract); positive = easier", None, None, Hi, false),
-    ],
-    feature: None,
-    needs_model: false,
-};
-
-/// Every metric factpico knows, compiled in or not.
+/// Every metric factpico knows, compiled in or not, in unit order.
 pub fn registry() -> Vec<&'static MetricInfo> {
-    let mut v: Vec<&'static MetricInfo> = vec![&ROUGE_L, &FKGL, &FRE];
-    v.extend(crate::neural::registry_entries());
-    v
+    crate::units::registry()
 }
 
-/// Looks up a metric by its `--metrics` name (case-sensitive; `rougel` and `rouge-l` are accepted aliases of `rougeL`).
+/// Looks up a metric by its `--metrics` name or one of its aliases (case-sensitive; e.g.
+/// `rougel`, `rouge-l` and `rougeLsum` resolve to `rougeL`).
 pub fn metric_info(name: &str) -> Option<&'static MetricInfo> {
-    let canonical = match name {
-        "rougel" | "rouge-l" | "rouge_l" | "rougeLsum" => "rougeL",
-        "flesch_kincaid" | "fk" => "fkgl",
-        other => other,
-    };
-    registry().into_iter().find(|m| m.name == canonical)
+    let name = name.trim();
+    registry().into_iter().find(|m| m.name == name || m.aliases.contains(&name))
 }
 
 /// Looks up the column `name` in every registered metric.
 pub fn column_info(name: &str) -> Option<(&'static MetricInfo, &'static ColumnInfo)> {
-    registry()
-        .into_iter()
-        .find_map(|m| m.columns.iter().find(|c| c.name == name).map(|c| (m, c)))
+    registry().into_iter().find_map(|m| m.columns.iter().find(|c| c.name == name).map(|c| (m, c)))
 }
 
 /// Comma-separated names of all registered metrics (for error messages).

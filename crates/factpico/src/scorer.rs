@@ -1,98 +1,12 @@
 //! [`Scorer`]: the configured set of metrics, applied to (source, summary) pairs.
 
-use std::path::PathBuf;
-
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::metric::{metric_info, metric_names, Metric, MetricOutput, Pair};
+use crate::error::error_chain;
+use crate::metric::{metric_info, metric_names, Metric, MetricInfo, MetricOutput, Pair};
 use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
+use crate::units::ScorerOptions;
 use crate::{Error, Result};
-
-/// Options of a [`Scorer`]: which metrics, and each metric's options.
-///
-/// Serialisable: the options are recorded in every output row's provenance.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ScorerOptions {
-    /// Metric names (see [`crate::registry`]); default `["rougeL", "fkgl"]` (the model-free ones).
-    pub metrics: Vec<String>,
-    /// ROUGE options (default: Porter stemming on, as rouge-score's `use_stemmer=True`).
-    pub rouge: factpico_rouge::RougeOptions,
-    /// Readability options (default: the textstat 0.7.3 family).
-    pub readability: factpico_readability::ReadabilityOptions,
-    /// Record the Punkt sentence spans of both texts in each report (default true).
-    pub sentence_spans: bool,
-    /// Options of the model-based metrics (used only when those metrics are requested).
-    pub models: ModelOptions,
-}
-
-impl Default for ScorerOptions {
-    fn default() -> Self {
-        Self {
-            metrics: vec!["rougeL".into(), "fkgl".into()],
-            rouge: Default::default(),
-            readability: Default::default(),
-            sentence_spans: true,
-            models: ModelOptions::default(),
-        }
-    }
-}
-
-/// Options of the model-based metrics. Present in every build so configurations
-/// are portable; using them without the matching cargo feature is an
-/// [`Error::FeatureDisabled`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ModelOptions {
-    /// AlignScore (or NLI) model directory (feature `alignscore`).
-    pub alignscore_model: Option<PathBuf>,
-    /// AlignScore evaluation mode (`nli_sp` default, `bin_sp`, `reg_sp`, `nli`, `bin`, `reg`).
-    pub alignscore_mode: Option<String>,
-    /// AlignScore: whitespace words per intended context chunk (default 350, the
-    /// reference's). Lower it for models shorter than 512 tokens, so that fewer chunks are
-    /// truncated (counted in the row's warnings).
-    pub alignscore_words_per_chunk: Option<usize>,
-    /// DAE: an exported DAE-2021 ELECTRA arc model directory (feature `dae`).
-    pub dae_model: Option<PathBuf>,
-    /// DAE: an NLI cross-encoder directory for the zero-shot DAE-style variant (feature `dae`).
-    pub dae_nli_model: Option<PathBuf>,
-    /// DAE: pre-parsed arcs keyed by row id (`.conllu` CoNLL-U, `.jsonl` JSON arcs / CoreNLP JSON).
-    pub dae_arcs: Option<PathBuf>,
-    /// DAE: where arcs come from: `spacy` (sidecar, default without `dae_arcs`) or `conllu` /
-    /// `json` (read from `dae_arcs`).
-    pub dae_parser: Option<String>,
-    /// DAE: `per-sentence` (default: every sentence parsed, up to 20 arcs each) or
-    /// `single-parse` (reference-exact: one parse, first 20 arcs).
-    pub dae_multi_sentence: Option<String>,
-    /// QuestEval: T5 question-generation model directory (`onnx/export_seq2seq.py --qg-prefix sv1`).
-    pub questeval_qg_model: Option<PathBuf>,
-    /// QuestEval: T5 QA model directory with an "unanswerable" token (`--role qa`).
-    pub questeval_qa_model: Option<PathBuf>,
-    /// QuestEval: BERTScore token-embedding model directory (`onnx/export_embedding.py`;
-    /// reference: `bert-base-multilingual-cased` layer 9). With it the `questeval`,
-    /// `questeval_precision` and `questeval_recall` columns are computed (the reference's
-    /// three components); without it they are null and only `questeval_f1*` are computed.
-    pub bertscore_model: Option<PathBuf>,
-    /// QAFactEval: BART question-generation model directory (`<m> … </m>` answer markers).
-    pub qafacteval_qg_model: Option<PathBuf>,
-    /// QAFactEval: LERC-QuIP regressor directory (`onnx/export_hf.py` on `quip-512-mocha`).
-    /// With it the `qafacteval_lerc` (raw, ≈ 0–5) and `qafacteval_lerc_norm` (`[0, 1]`)
-    /// columns are computed; without it they are null.
-    pub lerc_model: Option<PathBuf>,
-    /// QAFactEval and cloze: extractive (span) QA model directory (`onnx/export_qa.py`).
-    pub extractive_qa_model: Option<PathBuf>,
-    /// QA metrics: answer selection `auto` (default: spaCy sidecar when its Python is found,
-    /// else rules), `spacy` or `rules` (pure Rust; no Python).
-    pub qa_answers: Option<String>,
-    /// Maximum pair length in tokens for AlignScore / NLI models (default: the model
-    /// manifest's; use 256 for the shared MiniLM NLI asset, which was trained on 256).
-    pub max_length: Option<usize>,
-    /// Pairs per ONNX batch (default per metric).
-    pub batch_size: Option<usize>,
-    /// ONNX Runtime intra-op threads (default: all cores).
-    pub threads: Option<usize>,
-}
 
 /// Applies the configured metrics to (source, summary) pairs.
 ///
@@ -103,6 +17,12 @@ pub struct ModelOptions {
 /// `"source has no words"` / `"summary has no words"`. No metric runs on such a
 /// pair (the references return artefacts there: textstat 0.7.3 gives −15.7,
 /// AlignScore NaN, DAE crashes).
+///
+/// Batches: each metric scores all scorable pairs of a call together
+/// ([`Metric::score_batch`]). When a metric reports that a batch failed as a whole, the
+/// scorer scores those rows one by one ([`Metric::score`]) and records the batch error in
+/// each of their warnings; a row that fails alone gets its own error in `errors` and
+/// null columns.
 pub struct Scorer {
     metrics: Vec<Box<dyn Metric>>,
     options: ScorerOptions,
@@ -111,29 +31,121 @@ pub struct Scorer {
 
 impl std::fmt::Debug for Scorer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scorer").field("options", &self.options).finish_non_exhaustive()
+        f.debug_struct("Scorer")
+            .field("options", &self.options)
+            .field("metrics", &self.metrics.iter().map(|m| m.info().name).collect::<Vec<_>>())
+            .finish_non_exhaustive()
     }
 }
 
-impl Scorer {
-    /// Builds the metrics named in `options.metrics`.
+/// Builds a [`Scorer`] from built-in metric names ([`ScorerOptions`]) and metrics
+/// implemented elsewhere ([`ScorerBuilder::metric`]).
+///
+/// ```
+/// use factpico::{Metric, MetricInfo, MetricOutput, Pair, Scorer, ScorerOptions};
+/// use factpico::{ColumnInfo, Direction};
+///
+/// /// Summary length in words (a toy metric).
+/// struct Words;
+/// static WORDS: MetricInfo = MetricInfo::new(
+///     "words", "summary length in words", "none (toy example)",
+///     &[ColumnInfo::new("words", "whitespace words of the summary", Direction::LowerIsBetter).primary()],
+/// );
+/// impl Metric for Words {
+///     fn info(&self) -> &'static MetricInfo { &WORDS }
+///     fn provenance(&self) -> serde_json::Value { serde_json::json!({"version": 1}) }
+///     fn score(&self, pair: &Pair<'_>) -> factpico::Result<MetricOutput> {
+///         let mut out = MetricOutput::default();
+///         out.set("words", pair.summary.split_whitespace().count() as f64);
+///         Ok(out)
+///     }
+/// }
+///
+/// let scorer = Scorer::builder()
+///     .options(ScorerOptions { metrics: vec!["rougeL".into()], ..Default::default() })
+///     .metric(Words)
+///     .build()
+///     .unwrap();
+/// let r = scorer.score("The trial enrolled 240 adults.", "It enrolled 240 adults.");
+/// assert_eq!(r.score("words"), Some(4.0));
+/// assert!(r.score("rougeL").is_some());
+/// ```
+#[derive(Default)]
+pub struct ScorerBuilder {
+    options: ScorerOptions,
+    extra: Vec<Box<dyn Metric>>,
+}
+
+impl std::fmt::Debug for ScorerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScorerBuilder")
+            .field("options", &self.options)
+            .field("extra", &self.extra.iter().map(|m| m.info().name).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl ScorerBuilder {
+    /// The built-in metrics (`options.metrics`) and their options.
+    #[must_use]
+    pub fn options(mut self, options: ScorerOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Adds a metric implemented outside factpico; it runs after the built-in ones, in the
+    /// order added, and its [`Metric::provenance`] is recorded under its name.
+    #[must_use]
+    pub fn metric(mut self, metric: impl Metric + 'static) -> Self {
+        self.extra.push(Box::new(metric));
+        self
+    }
+
+    /// Adds an already boxed metric (see [`ScorerBuilder::metric`]).
+    #[must_use]
+    pub fn boxed_metric(mut self, metric: Box<dyn Metric>) -> Self {
+        self.extra.push(metric);
+        self
+    }
+
+    /// Builds the named built-in metrics, then appends the added ones.
     ///
     /// # Errors
     /// [`Error::UnknownMetric`] for a name not in the registry,
     /// [`Error::FeatureDisabled`] for a metric not compiled in,
-    /// [`Error::MissingOption`] / [`Error::Init`] when a model cannot be loaded.
-    pub fn try_new(options: ScorerOptions) -> Result<Self> {
+    /// [`Error::MissingOption`] / [`Error::Init`] when a model cannot be loaded,
+    /// [`Error::Duplicate`] when an added metric's name or a column clashes with another's.
+    pub fn build(self) -> Result<Scorer> {
+        let ScorerBuilder { options, extra } = self;
         let mut metrics: Vec<Box<dyn Metric>> = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for name in &options.metrics {
-            let info = metric_info(name).ok_or_else(|| Error::UnknownMetric {
-                name: name.clone(),
-                available: metric_names(),
-            })?;
+            let info = metric_info(name)
+                .ok_or_else(|| Error::UnknownMetric { name: name.clone(), available: metric_names() })?;
             if !seen.insert(info.name) {
                 continue;
             }
-            metrics.push(crate::builtin::build(info, &options)?);
+            let built =
+                crate::units::build(info, &options).unwrap_or_else(|| Err(crate::units::feature_disabled(info)))?;
+            metrics.push(built);
+        }
+        for m in extra {
+            let info = m.info();
+            for other in &metrics {
+                let o = other.info();
+                let clash = if o.name == info.name {
+                    Some("its name".to_owned())
+                } else {
+                    info.columns
+                        .iter()
+                        .find(|c| o.columns.iter().any(|d| d.name == c.name))
+                        .map(|c| format!("column `{}`", c.name))
+                };
+                if let Some(what) = clash {
+                    return Err(Error::Duplicate { metric: info.name.to_owned(), what, other: o.name.to_owned() });
+                }
+            }
+            metrics.push(m);
         }
         let models: serde_json::Map<String, serde_json::Value> =
             metrics.iter().map(|m| (m.info().name.to_owned(), m.provenance())).collect();
@@ -143,7 +155,23 @@ impl Scorer {
             "options": serde_json::to_value(&options).unwrap_or(serde_json::Value::Null),
             "metrics": models,
         });
-        Ok(Self { metrics, options, provenance })
+        Ok(Scorer { metrics, options, provenance })
+    }
+}
+
+impl Scorer {
+    /// Builds the metrics named in `options.metrics` (see [`Scorer::builder`] to add
+    /// metrics implemented elsewhere).
+    ///
+    /// # Errors
+    /// See [`ScorerBuilder::build`].
+    pub fn try_new(options: ScorerOptions) -> Result<Self> {
+        Self::builder().options(options).build()
+    }
+
+    /// A builder: built-in metrics by name, plus metrics implemented elsewhere.
+    pub fn builder() -> ScorerBuilder {
+        ScorerBuilder::default()
     }
 
     /// The options this scorer was built with.
@@ -161,6 +189,26 @@ impl Scorer {
         self.metrics.iter().flat_map(|m| m.info().columns.iter().map(|c| c.name)).collect()
     }
 
+    /// The columns of the per-system summary table, in metric order
+    /// ([`Metric::summary_columns`]).
+    pub fn summary_columns(&self) -> Vec<&'static str> {
+        self.metrics.iter().flat_map(|m| m.summary_columns()).collect()
+    }
+
+    /// The per-row side inputs the metrics read ([`MetricInfo::inputs`]), first declaration
+    /// of each name.
+    pub fn row_inputs(&self) -> Vec<&'static crate::RowInput> {
+        let mut out: Vec<&'static crate::RowInput> = Vec::new();
+        for m in &self.metrics {
+            for i in m.info().inputs {
+                if !out.iter().any(|o| o.name == i.name) {
+                    out.push(i);
+                }
+            }
+        }
+        out
+    }
+
     /// The metrics, in the requested order.
     pub fn metrics(&self) -> impl Iterator<Item = &dyn Metric> {
         self.metrics.iter().map(|m| m.as_ref())
@@ -174,22 +222,19 @@ impl Scorer {
     /// Scores many (source, summary) pairs, in parallel where metrics allow;
     /// one report per pair, in order (ids left empty).
     pub fn score_batch(&self, pairs: &[(&str, &str)]) -> Vec<Report> {
-        let rows: Vec<Pair<'_>> = pairs.iter().map(|&(source, summary)| Pair { id: "", source, summary }).collect();
+        let rows: Vec<Pair<'_>> = pairs.iter().map(|&(source, summary)| Pair::new("", source, summary)).collect();
         self.score_pairs(&rows)
     }
 
     /// Scores many identified pairs; one report per pair, in order, with `id` set
-    /// (empty ids stay `None`). Metrics with per-row side inputs (DAE's
-    /// pre-parsed arcs) find them by id.
+    /// (empty ids stay `None`). Metrics with per-row side inputs find them in
+    /// [`Pair::extras`] (or, for DAE's pre-parsed arcs, by id).
     pub fn score_pairs(&self, pairs: &[Pair<'_>]) -> Vec<Report> {
         let mut reports: Vec<Report> = pairs
             .par_iter()
-            .map(|&Pair { id, source, summary }| Report {
-                id: (!id.is_empty()).then(|| id.to_owned()),
-                sentences: self
-                    .options
-                    .sentence_spans
-                    .then(|| sentences(source, summary)),
+            .map(|p| Report {
+                id: (!p.id.is_empty()).then(|| p.id.to_owned()),
+                sentences: self.options.sentence_spans.then(|| sentences(p.source, p.summary)),
                 provenance: self.provenance.clone(),
                 ..Report::default()
             })
@@ -201,25 +246,54 @@ impl Scorer {
             match reason {
                 Some(r) => {
                     for m in &self.metrics {
-                        merge(&mut reports[i], m.info().name, Ok(MetricOutput::all_null(m.info(), r)));
+                        merge(&mut reports[i], m.info(), Ok(MetricOutput::all_null(m.info(), r)));
                     }
-                    reports[i].warnings.push(Warning {
-                        metric: "input".into(),
-                        message: format!("{r}: all metrics are null"),
-                    });
+                    reports[i]
+                        .warnings
+                        .push(Warning { metric: "input".into(), message: format!("{r}: all metrics are null") });
                 }
                 None => live.push(i),
             }
         }
         let live_pairs: Vec<Pair<'_>> = live.iter().map(|&i| pairs[i]).collect();
         for m in &self.metrics {
-            let outs = m.score_batch(&live_pairs);
+            let outs = run_metric(m.as_ref(), &live_pairs);
             for (&i, out) in live.iter().zip(outs) {
-                merge(&mut reports[i], m.info().name, out);
+                merge(&mut reports[i], m.info(), out);
             }
         }
         reports
     }
+}
+
+/// One result per pair: the metric's batch, or — when the batch failed as a whole — each
+/// row scored alone with the batch error in its warnings (the only copy of that fallback).
+fn run_metric(m: &dyn Metric, pairs: &[Pair<'_>]) -> Vec<Result<MetricOutput>> {
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    let batch_error = match m.score_batch(pairs) {
+        Ok(outs) if outs.len() == pairs.len() => return outs,
+        Ok(outs) => Error::metric(
+            m.info().name,
+            format!("score_batch returned {} results for {} pairs", outs.len(), pairs.len()),
+        ),
+        Err(e) => e,
+    };
+    let note =
+        format!("the batch of {} rows failed ({}); this row was scored alone", pairs.len(), error_chain(&batch_error));
+    if pairs.len() == 1 {
+        return vec![Err(batch_error)];
+    }
+    pairs
+        .iter()
+        .map(|p| {
+            m.score(p).map(|mut out| {
+                out.warnings.push(note.clone());
+                out
+            })
+        })
+        .collect()
 }
 
 /// Why a text cannot be scored, if it cannot.
@@ -240,7 +314,8 @@ fn sentences(source: &str, summary: &str) -> Sentences {
     Sentences { source: spans(source), summary: spans(summary) }
 }
 
-fn merge(report: &mut Report, metric: &str, out: Result<MetricOutput>) {
+fn merge(report: &mut Report, info: &'static MetricInfo, out: Result<MetricOutput>) {
+    let metric = info.name;
     match out {
         Ok(out) => {
             report.scores.extend(out.scores);
@@ -248,17 +323,141 @@ fn merge(report: &mut Report, metric: &str, out: Result<MetricOutput>) {
             if let Some(d) = out.detail {
                 report.details.insert(metric.to_owned(), d);
             }
-            report.warnings.extend(
-                out.warnings.into_iter().map(|message| Warning { metric: metric.to_owned(), message }),
-            );
+            report
+                .warnings
+                .extend(out.warnings.into_iter().map(|message| Warning { metric: metric.to_owned(), message }));
         }
         Err(e) => {
-            if let Some(info) = metric_info(metric) {
-                let null = MetricOutput::all_null(info, "metric failed (see errors)");
-                report.scores.extend(null.scores);
-                report.nulls.extend(null.nulls);
-            }
-            report.errors.push(Warning { metric: metric.to_owned(), message: e.to_string() });
+            let null = MetricOutput::all_null(info, "metric failed (see errors)");
+            report.scores.extend(null.scores);
+            report.nulls.extend(null.nulls);
+            report.errors.push(Warning { metric: metric.to_owned(), message: error_chain(&e) });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::metric::{ColumnInfo, Direction};
+
+    static FLAKY: MetricInfo = MetricInfo::new(
+        "flaky",
+        "test metric whose batches fail",
+        "none",
+        &[ColumnInfo::new("flaky", "summary length", Direction::HigherIsBetter).primary()],
+    );
+
+    /// Batches always fail; a row whose summary contains "bad" fails alone too.
+    struct Flaky {
+        singles: Arc<AtomicUsize>,
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("tensor shape mismatch")]
+    struct Cause;
+
+    impl Metric for Flaky {
+        fn info(&self) -> &'static MetricInfo {
+            &FLAKY
+        }
+        fn provenance(&self) -> serde_json::Value {
+            serde_json::json!({})
+        }
+        fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
+            self.singles.fetch_add(1, Ordering::SeqCst);
+            if pair.summary.contains("bad") {
+                return Err(Error::metric("flaky", "row too long"));
+            }
+            let mut out = MetricOutput::default();
+            out.set("flaky", pair.summary.len() as f64);
+            Ok(out)
+        }
+        fn score_batch(&self, _pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
+            Err(Error::Metric { metric: "flaky".into(), source: Box::new(Cause) })
+        }
+    }
+
+    #[test]
+    fn failed_batch_falls_back_row_by_row_and_records_the_batch_error() {
+        let singles = Arc::new(AtomicUsize::new(0));
+        let scorer = Scorer::builder()
+            .options(ScorerOptions { metrics: vec!["rougeL".into()], ..ScorerOptions::default() })
+            .metric(Flaky { singles: Arc::clone(&singles) })
+            .build()
+            .unwrap();
+        let reports = scorer.score_batch(&[
+            ("The drug worked.", "It worked."),
+            ("The drug worked.", "A bad row."),
+            ("The drug worked.", ""),
+        ]);
+        // Row 1: scored alone, batch error in its warnings.
+        assert_eq!(reports[0].score("flaky"), Some(10.0));
+        let w: Vec<&str> =
+            reports[0].warnings.iter().filter(|w| w.metric == "flaky").map(|w| w.message.as_str()).collect();
+        assert_eq!(
+            w,
+            ["the batch of 2 rows failed (metric `flaky` failed: tensor shape mismatch); this row was scored alone"]
+        );
+        assert!(reports[0].errors.is_empty());
+        // Row 2: fails alone: its own error, the column null, the batch error still noted.
+        assert_eq!(reports[1].scores.get("flaky"), Some(&None));
+        assert_eq!(reports[1].errors.len(), 1);
+        assert_eq!(reports[1].errors[0].message, "metric `flaky` failed: row too long");
+        // The other metric is unaffected; the degenerate row never reaches the metric.
+        assert!(reports[1].score("rougeL").is_some());
+        assert_eq!(reports[2].nulls.get("flaky").map(String::as_str), Some("empty summary"));
+        // The two live rows were scored alone, once each.
+        assert_eq!(singles.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_failed_batch_of_one_is_that_rows_error() {
+        let scorer = Scorer::builder()
+            .options(ScorerOptions { metrics: vec![], ..ScorerOptions::default() })
+            .metric(Flaky { singles: Arc::default() })
+            .build()
+            .unwrap();
+        let r = scorer.score("The drug worked.", "It worked.");
+        assert_eq!(r.errors[0].message, "metric `flaky` failed: tensor shape mismatch");
+        assert_eq!(r.nulls.get("flaky").map(String::as_str), Some("metric failed (see errors)"));
+    }
+
+    #[test]
+    fn added_metrics_may_not_clash() {
+        static CLASH: MetricInfo = MetricInfo::new(
+            "my_rouge",
+            "clashes",
+            "none",
+            &[ColumnInfo::new("rougeL_recall", "x", Direction::HigherIsBetter).primary()],
+        );
+        struct Clash;
+        impl Metric for Clash {
+            fn info(&self) -> &'static MetricInfo {
+                &CLASH
+            }
+            fn provenance(&self) -> serde_json::Value {
+                serde_json::Value::Null
+            }
+            fn score(&self, _: &Pair<'_>) -> Result<MetricOutput> {
+                Ok(MetricOutput::default())
+            }
+        }
+        let e = Scorer::builder().metric(Clash).build().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "metric `my_rouge` cannot be added: column `rougeL_recall` is already written by metric `rougeL`"
+        );
+        let e = Scorer::builder()
+            .options(ScorerOptions { metrics: vec![], ..ScorerOptions::default() })
+            .metric(Flaky { singles: Arc::default() })
+            .metric(Flaky { singles: Arc::default() })
+            .build()
+            .unwrap_err();
+        assert!(matches!(e, Error::Duplicate { .. }), "{e}");
     }
 }

@@ -176,7 +176,7 @@ pub fn allennlp_beam_search<D: DecoderStep + ?Sized>(
                         cand_scores.push(b.score);
                         cand_tokens.push(end);
                         let mut t = 0u32;
-                        while cand_tokens.len() % per_node != 0 {
+                        while !cand_tokens.len().is_multiple_of(per_node) {
                             if t != end {
                                 cand_scores.push(f32::NEG_INFINITY);
                                 cand_tokens.push(t);

@@ -1,0 +1,318 @@
+//! Unit `alignscore`: AlignScore (metric `alignscore`; cargo feature `alignscore`): summary
+//! sentences against Punkt chunks of the abstract, max over chunks, mean over sentences.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::MetricUnit;
+use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
+use crate::metric::{ColumnInfo, Direction, Metric, MetricInfo};
+use crate::session::RuntimeOptions;
+use crate::Result;
+
+/// AlignScore registry entry.
+pub static ALIGNSCORE: MetricInfo = MetricInfo::new(
+    "alignscore",
+    "AlignScore: summary sentences vs Punkt chunks of the abstract; max over chunks, mean over sentences",
+    "yuh-zha/AlignScore a0936d5, src/alignscore/inference.py (nli_sp default; bin_sp, reg_sp, nli, bin, reg)",
+    &[ColumnInfo::new(
+        "alignscore",
+        "AlignScore (nli_sp: mean over summary sentences of max over chunks of P(aligned)); reg modes are unbounded",
+        Direction::HigherIsBetter,
+    )
+    .range(Some(0.0), Some(1.0))
+    .primary()],
+)
+.model("alignscore");
+
+/// AlignScore evaluation mode (the reference's `evaluation_mode`). Serialised (and given to
+/// `--alignscore-mode`) as the reference's names: `nli_sp`, `bin_sp`, `reg_sp`, `nli`, `bin`, `reg`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum AlignScoreMode {
+    /// Chunks × claim sentences, 3-way head, P(aligned) (the paper's AlignScore; default).
+    #[default]
+    #[cfg_attr(feature = "cli", value(name = "nli_sp"))]
+    NliSp,
+    /// Chunks × claim sentences, binary head.
+    #[cfg_attr(feature = "cli", value(name = "bin_sp"))]
+    BinSp,
+    /// Chunks × claim sentences, regression head (unbounded).
+    #[cfg_attr(feature = "cli", value(name = "reg_sp"))]
+    RegSp,
+    /// One (context, claim) pair, 3-way head.
+    Nli,
+    /// One (context, claim) pair, binary head.
+    Bin,
+    /// One (context, claim) pair, regression head (unbounded).
+    Reg,
+}
+
+/// Options of the `alignscore` unit (`ScorerOptions::alignscore`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlignScoreUnitOptions {
+    /// AlignScore (or any NLI cross-encoder) model directory; `None` =
+    /// `$FACTPICO_HOME/models/alignscore-base`.
+    pub model: Option<PathBuf>,
+    /// Evaluation mode (default `nli_sp`).
+    pub mode: AlignScoreMode,
+    /// Whitespace words per intended context chunk (default 350, the reference's). Lower it
+    /// for models shorter than 512 tokens, so that fewer chunks are truncated (counted in the
+    /// row's warnings).
+    pub words_per_chunk: usize,
+    /// Maximum pair length in tokens; `None` = the model manifest's (512 for AlignScore; use
+    /// 256 for the shared MiniLM NLI asset, which was trained at 256).
+    pub max_length: Option<usize>,
+}
+
+impl Default for AlignScoreUnitOptions {
+    fn default() -> Self {
+        Self { model: None, mode: AlignScoreMode::NliSp, words_per_chunk: 350, max_length: None }
+    }
+}
+
+/// The `alignscore` unit.
+pub struct AlignScore;
+
+/// AlignScore's `factpico score` flags.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct AlignScoreArgs {
+    /// AlignScore (or NLI) model directory.
+    #[arg(long)]
+    pub alignscore_model: Option<PathBuf>,
+    /// AlignScore mode: nli_sp (default), bin_sp, reg_sp, nli, bin, reg.
+    #[arg(long, value_enum)]
+    pub alignscore_mode: Option<AlignScoreMode>,
+    /// AlignScore: whitespace words per context chunk (default 350, the reference's). Lower it
+    /// for shorter models (e.g. the shared 256-token MiniLM NLI asset); truncated chunks are
+    /// counted in the row's warnings.
+    #[arg(long)]
+    pub alignscore_words_per_chunk: Option<usize>,
+    /// AlignScore / NLI models: maximum pair length in tokens (default: the model manifest's,
+    /// 512 for AlignScore; pass 256 for the shared MiniLM NLI asset, which was trained at 256
+    /// although its config allows 512).
+    #[arg(long)]
+    pub max_length: Option<usize>,
+}
+
+impl MetricUnit for AlignScore {
+    type Options = AlignScoreUnitOptions;
+    #[cfg(feature = "cli")]
+    type Args = AlignScoreArgs;
+    const METRICS: &'static [&'static MetricInfo] = &[&ALIGNSCORE];
+    const COMPILED_IN: bool = cfg!(feature = "alignscore");
+
+    fn build(
+        metric: &'static MetricInfo,
+        options: &AlignScoreUnitOptions,
+        runtime: &RuntimeOptions,
+    ) -> Result<Box<dyn Metric>> {
+        #[cfg(feature = "alignscore")]
+        {
+            let _ = metric;
+            imp::build(options, runtime)
+        }
+        #[cfg(not(feature = "alignscore"))]
+        {
+            let _ = (options, runtime);
+            Err(super::feature_disabled(metric))
+        }
+    }
+
+    /// Split modes: one [`SentenceSupport`] per summary sentence with its best chunk as
+    /// evidence. Non-split modes: the whole context as one chunk.
+    fn explain(_metric: &'static MetricInfo, detail: &serde_json::Value) -> Vec<ExplainBlock> {
+        let Ok(d) = serde_json::from_value::<Detail>(detail.clone()) else {
+            return crate::explain::generic(detail);
+        };
+        let chunk = |i: usize| d.chunks.get(i).and_then(|c| TextSpan::new(Side::Source, c.span.start, c.span.end));
+        let sentences: Vec<SentenceSupport> = d
+            .sentences
+            .iter()
+            .map(|s| SentenceSupport {
+                span: TextSpan::new(Side::Summary, s.span.start, s.span.end),
+                score: Some(s.score),
+                label: None,
+                evidence: chunk(s.best_chunk),
+                evidence_score: None,
+                note: None,
+            })
+            .collect();
+        let mut blocks = Vec::new();
+        if !sentences.is_empty() {
+            blocks.push(ExplainBlock::SentenceSupport {
+                title: format!("{}: summary sentences, max over {} abstract chunks", d.mode, d.chunks.len()),
+                sentences,
+            });
+        } else {
+            blocks.push(ExplainBlock::Table {
+                title: format!("{}: whole abstract vs whole summary", d.mode),
+                rows: vec![("chunks".into(), d.chunks.len().to_string())],
+            });
+        }
+        blocks
+    }
+
+    #[cfg(feature = "cli")]
+    fn apply_args(args: &AlignScoreArgs, options: &mut AlignScoreUnitOptions) {
+        if let Some(m) = &args.alignscore_model {
+            options.model = Some(m.clone());
+        }
+        if let Some(m) = args.alignscore_mode {
+            options.mode = m;
+        }
+        if let Some(w) = args.alignscore_words_per_chunk {
+            options.words_per_chunk = w;
+        }
+        if args.max_length.is_some() {
+            options.max_length = args.max_length;
+        }
+    }
+}
+
+/// The part of `factpico_alignscore::AlignScoreOutput`'s JSON the explanation reads.
+#[derive(Deserialize)]
+struct Detail {
+    mode: String,
+    #[serde(default)]
+    sentences: Vec<DetailSentence>,
+    #[serde(default)]
+    chunks: Vec<DetailChunk>,
+}
+
+#[derive(Deserialize)]
+struct DetailSpan {
+    start: usize,
+    end: usize,
+}
+
+#[derive(Deserialize)]
+struct DetailSentence {
+    span: DetailSpan,
+    score: f64,
+    best_chunk: usize,
+}
+
+#[derive(Deserialize)]
+struct DetailChunk {
+    span: DetailSpan,
+}
+
+#[cfg(feature = "alignscore")]
+mod imp {
+    use factpico_alignscore::{AlignScore, AlignScoreOptions, AlignScoreOutput, Mode};
+
+    use super::{AlignScoreMode, AlignScoreUnitOptions, ALIGNSCORE};
+    use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
+    use crate::session::RuntimeOptions;
+    use crate::units::onnx::default_model_dir;
+    use crate::{Error, Result};
+
+    fn mode(m: AlignScoreMode) -> Mode {
+        match m {
+            AlignScoreMode::NliSp => Mode::NliSp,
+            AlignScoreMode::BinSp => Mode::BinSp,
+            AlignScoreMode::RegSp => Mode::RegSp,
+            AlignScoreMode::Nli => Mode::Nli,
+            AlignScoreMode::Bin => Mode::Bin,
+            AlignScoreMode::Reg => Mode::Reg,
+        }
+    }
+
+    /// Builds AlignScore: model directory (default `$FACTPICO_HOME/models/alignscore-base`),
+    /// mode, words per chunk, maximum length, batch size, threads, device.
+    pub(super) fn build(options: &AlignScoreUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+        let dir = options.model.clone().unwrap_or_else(|| default_model_dir("alignscore-base"));
+        if !dir.exists() {
+            return Err(Error::MissingOption {
+                metric: "alignscore".into(),
+                what: format!(
+                    "a model directory: {} does not exist. Pass --alignscore-model DIR (an exported AlignScore \
+                     checkpoint or any NLI cross-encoder directory), or run `cargo xtask models alignscore-base` \
+                     where the model hub is reachable (see docs/alignscore.md)",
+                    dir.display()
+                ),
+            });
+        }
+        let mut o = AlignScoreOptions {
+            mode: mode(options.mode),
+            max_length: options.max_length,
+            ..AlignScoreOptions::default()
+        };
+        o.words_per_chunk = options.words_per_chunk;
+        if let Some(b) = runtime.batch_size {
+            o.batch_size = b;
+        }
+        o.session = runtime.session();
+        o.threads = runtime.threads.unwrap_or(0);
+        let scorer = AlignScore::try_new(&dir, o).map_err(|e| Error::init("alignscore", e))?;
+        let sha = scorer.model_sha256().map_err(|e| Error::init("alignscore", e))?.to_owned();
+        let provenance = serde_json::json!({
+            "reference": format!("yuh-zha/AlignScore a0936d5, src/alignscore/inference.py ({})", scorer.mode().as_str()),
+            "model_dir": dir,
+            "model_sha256": sha,
+            "mode": scorer.mode().as_str(),
+            "max_length": scorer.max_length(),
+            "words_per_chunk": scorer.words_per_chunk(),
+            "architecture": scorer.manifest().architecture,
+        });
+        Ok(Box::new(AlignScoreMetric { scorer, provenance }))
+    }
+
+    struct AlignScoreMetric {
+        scorer: AlignScore,
+        provenance: serde_json::Value,
+    }
+
+    fn to_output(o: AlignScoreOutput) -> MetricOutput {
+        let mut out = MetricOutput::default();
+        match o.score {
+            Some(v) if v.is_finite() => out.set("alignscore", v),
+            Some(_) => out.set_null("alignscore", "non-finite model output"),
+            None => out.set_null("alignscore", o.null_reason.map_or_else(|| "no score".to_owned(), |r| r.to_string())),
+        }
+        out.warnings = o.warnings.iter().map(ToString::to_string).collect();
+        out.detail = serde_json::to_value(&o).ok();
+        out
+    }
+
+    impl Metric for AlignScoreMetric {
+        fn info(&self) -> &'static MetricInfo {
+            &ALIGNSCORE
+        }
+
+        fn provenance(&self) -> serde_json::Value {
+            self.provenance.clone()
+        }
+
+        fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
+            self.scorer.score(pair.source, pair.summary).map(to_output).map_err(|e| Error::metric("alignscore", e))
+        }
+
+        /// All (chunk, sentence) pairs of all rows go through the model together.
+        fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
+            let rows: Vec<(&str, &str)> = pairs.iter().map(|p| (p.source, p.summary)).collect();
+            let outs = self.scorer.score_batch(&rows).map_err(|e| Error::metric("alignscore", e))?;
+            Ok(outs.into_iter().map(|o| Ok(to_output(o))).collect())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #![allow(clippy::unwrap_used)]
+        use super::*;
+
+        /// The facade's mode enum names exactly the crate's modes.
+        #[test]
+        fn modes_match_the_crate() {
+            for m in Mode::ALL {
+                let ours: AlignScoreMode = serde_json::from_value(serde_json::json!(m.as_str())).unwrap();
+                assert_eq!(mode(ours), m);
+            }
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! Metric units: everything about a family of metrics in one file.
+//!
+//! A **unit** is one options section and the metrics that share it (most units have one
+//! metric; `readability` has FKGL and FRE, `qa` has QuestEval, QAFactEval and cloze, which
+//! share the answer selector and the extractive QA model). A unit file holds:
+//!
+//! * the registry entries of its metrics ([`MetricInfo`]: columns, ranges, directions,
+//!   reference, aliases, cargo feature, per-row side inputs);
+//! * its typed options ([`MetricUnit::Options`]: serde, `Default`, documented fields, enums
+//!   rather than strings), which become the field `ScorerOptions::<key>`;
+//! * its command-line flags (`MetricUnit::Args`, a clap `Args` struct flattened into
+//!   `factpico score`; with the `cli` feature) and how they fill the options;
+//! * its builder ([`MetricUnit::build`]), behind the unit's cargo feature for model-based
+//!   metrics, which records the metric's provenance ([`Metric::provenance`]);
+//! * its explanation ([`MetricUnit::explain`]): renderer-neutral [`ExplainBlock`]s from a
+//!   row's `details` alone (no model), used by `--explain` and the HTML report.
+//!
+//! `units!` below is **the one list of units**: it generates [`ScorerOptions`], the
+//! registry, the build and explanation dispatch and (feature `cli`) the flattened
+//! command-line flags `UnitArgs`. Adding a metric = a new unit file + one line in that
+//! list + its crate and feature in `crates/factpico/Cargo.toml` (docs/adding-a-metric.md).
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::explain::ExplainBlock;
+use crate::metric::{Metric, MetricInfo};
+use crate::session::RuntimeOptions;
+use crate::Result;
+
+#[cfg(feature = "runtime")]
+pub(crate) mod onnx;
+
+pub mod alignscore;
+pub mod dae;
+pub mod qa;
+pub mod readability;
+pub mod rouge;
+
+pub use alignscore::{AlignScoreMode, AlignScoreUnitOptions};
+pub use dae::{DaeMultiSentence, DaeParser, DaeUnitOptions};
+pub use qa::{AnswerSelection, QaUnitOptions};
+
+/// A metric unit (see the [module docs](self)). Implemented by a zero-sized type per unit
+/// and listed once in `units!` (this module).
+pub trait MetricUnit {
+    /// The unit's options: the field `ScorerOptions::<key>` (and the Python keyword option
+    /// `<key>=`), recorded in every row's `provenance.options.<key>`. `serde(default)` so
+    /// that a partial object fills the rest from `Default`; `deny_unknown_fields` so that a
+    /// typo is an error.
+    type Options: Serialize + DeserializeOwned + Default + Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
+
+    /// The unit's `factpico score` flags (a clap `Args` struct, flattened). Field names are
+    /// clap ids and must be unique across units: prefix them with the unit key.
+    #[cfg(feature = "cli")]
+    type Args: clap::Args + clap::FromArgMatches + Clone + std::fmt::Debug + Send + Sync + 'static;
+
+    /// The registry entries of the unit's metrics, in listing order.
+    const METRICS: &'static [&'static MetricInfo];
+
+    /// Whether the unit's metrics are compiled into this build: `cfg!(feature = "...")` of
+    /// the unit's cargo feature (default `true`, for model-free units).
+    const COMPILED_IN: bool = true;
+
+    /// Builds `metric` (one of [`MetricUnit::METRICS`]) with the unit's options and the
+    /// shared runtime options.
+    ///
+    /// # Errors
+    /// [`crate::Error::FeatureDisabled`] when the unit's cargo feature is off,
+    /// [`crate::Error::MissingOption`] / [`crate::Error::Init`] (with the cause as its
+    /// `source()`) when the metric cannot be built.
+    fn build(metric: &'static MetricInfo, options: &Self::Options, runtime: &RuntimeOptions)
+        -> Result<Box<dyn Metric>>;
+
+    /// The explanation of `metric`'s entry of a row's `details`, from the JSON alone.
+    /// Default: [`crate::explain::generic`].
+    fn explain(metric: &'static MetricInfo, detail: &serde_json::Value) -> Vec<ExplainBlock> {
+        let _ = metric;
+        crate::explain::generic(detail)
+    }
+
+    /// Writes the given flags into the options (flags not given leave them as they are).
+    #[cfg(feature = "cli")]
+    fn apply_args(args: &Self::Args, options: &mut Self::Options);
+
+    /// The metrics that use the flag with clap id `id` (for the warning about flags given
+    /// for metrics that are not selected); empty (the default) = every metric of the unit.
+    #[cfg(feature = "cli")]
+    fn flag_metrics(id: &str) -> &'static [&'static str] {
+        let _ = id;
+        &[]
+    }
+
+    /// Input fields named by the unit's flags for its per-row side inputs
+    /// ([`crate::RowInput`]), as `(input name, field)`: e.g. `--evidence-field spans` gives
+    /// `("evidence", "spans")`. Default: none (the CLI's `--input-field NAME=FIELD`, or the
+    /// field called NAME).
+    #[cfg(feature = "cli")]
+    fn input_fields(args: &Self::Args) -> Vec<(&'static str, String)> {
+        let _ = args;
+        Vec::new()
+    }
+}
+
+/// A unit as listed: its key (the `ScorerOptions` field) and its metrics.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitInfo {
+    /// The options key (`rouge`, `readability`, `alignscore`, ...).
+    pub key: &'static str,
+    /// The unit's metrics.
+    pub metrics: &'static [&'static MetricInfo],
+    /// Whether they are compiled into this build ([`MetricUnit::COMPILED_IN`]).
+    pub compiled_in: bool,
+}
+
+/// [`Error::FeatureDisabled`](crate::Error::FeatureDisabled) for `metric` (what a unit's
+/// `build` returns when its feature is off).
+pub fn feature_disabled(metric: &MetricInfo) -> crate::Error {
+    crate::Error::FeatureDisabled { name: metric.name.to_owned(), feature: metric.feature.unwrap_or("?") }
+}
+
+/// The one list of metric units. Each entry is `doc comment, key: UnitType`; `key` names
+/// the `ScorerOptions` field holding the unit's options.
+macro_rules! units {
+    ($( $(#[$meta:meta])* $key:ident : $unit:ty ),+ $(,)?) => {
+        /// Options of a [`Scorer`](crate::Scorer): which metrics, the shared runtime options
+        /// and each unit's options (one field per unit, named after the unit).
+        ///
+        /// Serialisable (recorded in every output row's `provenance.options`); every field
+        /// has a default, so a partial JSON object (or Python keyword options) fills the rest,
+        /// and an unknown field is an error.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct ScorerOptions {
+            /// Metric names or aliases (see [`crate::registry`]); default `["rougeL", "fkgl"]`
+            /// (the model-free ones).
+            pub metrics: Vec<String>,
+            /// Record the Punkt sentence spans of both texts in each report (default true).
+            pub sentence_spans: bool,
+            /// Options shared by the model-based metrics: batch size, threads, device.
+            pub runtime: RuntimeOptions,
+            $( $(#[$meta])* pub $key: <$unit as MetricUnit>::Options, )+
+        }
+
+        impl Default for ScorerOptions {
+            fn default() -> Self {
+                Self {
+                    metrics: vec!["rougeL".into(), "fkgl".into()],
+                    sentence_spans: true,
+                    runtime: RuntimeOptions::default(),
+                    $( $key: Default::default(), )+
+                }
+            }
+        }
+
+        /// Every unit, in listing order.
+        pub fn units() -> Vec<UnitInfo> {
+            vec![ $( UnitInfo { key: stringify!($key), metrics: <$unit as MetricUnit>::METRICS, compiled_in: <$unit as MetricUnit>::COMPILED_IN }, )+ ]
+        }
+
+        pub(crate) fn registry() -> Vec<&'static MetricInfo> {
+            let mut v: Vec<&'static MetricInfo> = Vec::new();
+            $( v.extend_from_slice(<$unit as MetricUnit>::METRICS); )+
+            v
+        }
+
+        /// Builds the registered metric `info` with `options` (`None` for a metric of no unit).
+        pub(crate) fn build(info: &'static MetricInfo, options: &ScorerOptions) -> Option<Result<Box<dyn Metric>>> {
+            $(
+                if <$unit as MetricUnit>::METRICS.iter().any(|m| m.name == info.name) {
+                    return Some(<$unit as MetricUnit>::build(info, &options.$key, &options.runtime));
+                }
+            )+
+            None
+        }
+
+        /// The unit's explanation of metric `name`'s detail (`None` for a metric of no unit).
+        pub(crate) fn explain(name: &str, detail: &serde_json::Value) -> Option<Vec<ExplainBlock>> {
+            $(
+                if let Some(info) = <$unit as MetricUnit>::METRICS.iter().find(|m| m.name == name) {
+                    return Some(<$unit as MetricUnit>::explain(info, detail));
+                }
+            )+
+            None
+        }
+
+        /// Every unit's `factpico score` flags, and the shared runtime flags, flattened.
+        #[cfg(feature = "cli")]
+        #[derive(Debug, Clone, clap::Args)]
+        pub struct UnitArgs {
+            #[command(flatten)]
+            #[allow(missing_docs)]
+            pub runtime: crate::session::RuntimeArgs,
+            $(
+                #[command(flatten)]
+                #[allow(missing_docs)]
+                pub $key: <$unit as MetricUnit>::Args,
+            )+
+        }
+
+        #[cfg(feature = "cli")]
+        impl UnitArgs {
+            /// Writes the given flags into `options`.
+            pub fn apply(&self, options: &mut ScorerOptions) {
+                self.runtime.apply(&mut options.runtime);
+                $( <$unit as MetricUnit>::apply_args(&self.$key, &mut options.$key); )+
+            }
+
+            /// `(input name, field)` mappings named by the units' flags.
+            pub fn input_fields(&self) -> Vec<(&'static str, String)> {
+                let mut v = Vec::new();
+                $( v.extend(<$unit as MetricUnit>::input_fields(&self.$key)); )+
+                v
+            }
+
+            /// A warning per unit flag given on the command line (`matches`: those of the
+            /// command that flattens [`UnitArgs`]) whose metrics are not among `selected`
+            /// (names or aliases): it does nothing, but enters the provenance.
+            pub fn ignored_flags(matches: &clap::ArgMatches, selected: &[String]) -> Vec<String> {
+                let canonical: Vec<&str> =
+                    selected.iter().filter_map(|n| crate::metric_info(n).map(|m| m.name)).collect();
+                let mut out = Vec::new();
+                $( ignored_flags::<$unit>(matches, &canonical, selected, &mut out); )+
+                out
+            }
+        }
+    };
+}
+
+#[cfg(feature = "cli")]
+fn ignored_flags<U: MetricUnit>(
+    matches: &clap::ArgMatches,
+    canonical: &[&str],
+    selected: &[String],
+    out: &mut Vec<String>,
+) {
+    let cmd = <U::Args as clap::Args>::augment_args(clap::Command::new("unit"));
+    for arg in cmd.get_arguments() {
+        let id = arg.get_id().as_str();
+        if !matches!(matches.value_source(id), Some(clap::parser::ValueSource::CommandLine)) {
+            continue;
+        }
+        let used_by: Vec<&str> = match U::flag_metrics(id) {
+            [] => U::METRICS.iter().map(|m| m.name).collect(),
+            some => some.to_vec(),
+        };
+        if used_by.iter().any(|u| canonical.contains(u)) {
+            continue;
+        }
+        let flag = arg.get_long().map_or_else(|| id.to_owned(), |l| format!("--{l}"));
+        out.push(format!(
+            "{flag} is ignored: it is used by --metrics {} (selected: {})",
+            used_by.join(" or "),
+            selected.join(",")
+        ));
+    }
+}
+
+units! {
+    /// ROUGE-L / ROUGE-Lsum options (metric `rougeL`; default: Porter stemming on, as
+    /// rouge-score's `use_stemmer=True`).
+    rouge: rouge::Rouge,
+    /// Readability options of `fkgl` and `fre` (default: the textstat 0.7.3 family).
+    readability: readability::Readability,
+    /// AlignScore options (metric `alignscore`; feature `alignscore`).
+    alignscore: alignscore::AlignScore,
+    /// DAE options (metric `dae`; feature `dae`).
+    dae: dae::Dae,
+    /// Options of the QA metrics `questeval`, `qafacteval` and `cloze` (feature `qa`).
+    qa: qa::Qa,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn metric_names_aliases_and_columns_are_unique() {
+        let mut names = std::collections::BTreeMap::new();
+        let mut columns = std::collections::BTreeMap::new();
+        for m in registry() {
+            for n in std::iter::once(&m.name).chain(m.aliases) {
+                if let Some(other) = names.insert(*n, m.name) {
+                    panic!("name {n} of {} is also {other}'s", m.name);
+                }
+            }
+            for c in m.columns {
+                if let Some(other) = columns.insert(c.name, m.name) {
+                    panic!("column {} of {} is also {other}'s", c.name, m.name);
+                }
+            }
+            assert_eq!(m.primary_columns().count(), 1, "{}: one primary column", m.name);
+        }
+    }
+
+    #[test]
+    fn options_round_trip_and_reject_unknown_fields() {
+        let o = ScorerOptions::default();
+        let j = serde_json::to_value(&o).unwrap();
+        for u in units() {
+            assert!(j.get(u.key).is_some(), "options have a `{}` section: {j}", u.key);
+        }
+        assert_eq!(serde_json::from_value::<ScorerOptions>(j).unwrap(), o);
+        let partial: ScorerOptions =
+            serde_json::from_str(r#"{"metrics": ["alignscore"], "alignscore": {"mode": "bin_sp"}}"#).unwrap();
+        assert_eq!(partial.alignscore.mode, AlignScoreMode::BinSp);
+        assert!(partial.sentence_spans);
+        let e = serde_json::from_str::<ScorerOptions>(r#"{"alignscore": {"mdoe": "bin_sp"}}"#).unwrap_err().to_string();
+        assert!(e.contains("mdoe"), "{e}");
+        let e = serde_json::from_str::<ScorerOptions>(r#"{"alignscore": {"mode": "nli-sp"}}"#).unwrap_err().to_string();
+        assert!(e.contains("nli-sp"), "{e}");
+    }
+
+    #[cfg(feature = "cli")]
+    #[test]
+    fn unit_flags_have_unique_ids_and_longs() {
+        use clap::Args as _;
+        let cmd = UnitArgs::augment_args(clap::Command::new("score"));
+        cmd.clone().debug_assert();
+        let m = cmd
+            .try_get_matches_from(["score", "--alignscore-mode", "bin_sp", "--answers", "rules", "--device", "cuda:1"])
+            .unwrap();
+        let a = <UnitArgs as clap::FromArgMatches>::from_arg_matches(&m).unwrap();
+        let mut o = ScorerOptions::default();
+        a.apply(&mut o);
+        assert_eq!(o.alignscore.mode, AlignScoreMode::BinSp);
+        assert_eq!(o.qa.answers, AnswerSelection::Rules);
+        assert_eq!(o.runtime.device, crate::Device::Cuda(1));
+        let w = UnitArgs::ignored_flags(&m, &["rouge-l".to_owned(), "cloze".to_owned()]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "--alignscore-mode is ignored: it is used by --metrics alignscore (selected: rouge-l,cloze)"
+            ),
+            "{w:?}"
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Unit `rouge`: ROUGE-L and ROUGE-Lsum (metric `rougeL`), target = abstract, prediction =
+//! summary. Model-free, always compiled in.
+
+use factpico_rouge::{RougeL, RougeOptions};
+
+use super::MetricUnit;
+use crate::metric::{ColumnInfo, Direction::HigherIsBetter as Hi, Metric, MetricInfo, MetricOutput, Pair};
+use crate::session::RuntimeOptions;
+use crate::Result;
+
+/// ROUGE-L registry entry.
+pub static ROUGE_L: MetricInfo = MetricInfo::new(
+    "rougeL",
+    "ROUGE-L (summary-as-one-sequence LCS) and ROUGE-Lsum (newline-split union LCS); target = abstract, prediction = summary",
+    "Google rouge-score 0.1.2 (rouge_score/rouge_scorer.py), NLTK PorterStemmer NLTK_EXTENSIONS",
+    &[
+        ColumnInfo::new("rougeL", "ROUGE-L F-measure", Hi).range(Some(0.0), Some(1.0)).primary(),
+        ColumnInfo::new("rougeL_precision", "ROUGE-L precision (LCS / summary tokens)", Hi).range(Some(0.0), Some(1.0)),
+        ColumnInfo::new("rougeL_recall", "ROUGE-L recall (LCS / abstract tokens)", Hi).range(Some(0.0), Some(1.0)),
+        ColumnInfo::new("rougeLsum", "ROUGE-Lsum F-measure (sentences split on newlines)", Hi).range(Some(0.0), Some(1.0)),
+        ColumnInfo::new("rougeLsum_precision", "ROUGE-Lsum precision", Hi).range(Some(0.0), Some(1.0)),
+        ColumnInfo::new("rougeLsum_recall", "ROUGE-Lsum recall", Hi).range(Some(0.0), Some(1.0)),
+    ],
+)
+.aliases(&["rougel", "rouge-l", "rouge_l", "rougeLsum"]);
+
+/// The `rouge` unit.
+pub struct Rouge;
+
+/// `--rouge-stemmer`.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct RougeArgs {
+    /// Porter stemming for ROUGE (rouge-score's use_stemmer).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub rouge_stemmer: bool,
+}
+
+impl MetricUnit for Rouge {
+    type Options = RougeOptions;
+    #[cfg(feature = "cli")]
+    type Args = RougeArgs;
+    const METRICS: &'static [&'static MetricInfo] = &[&ROUGE_L];
+
+    fn build(
+        _metric: &'static MetricInfo,
+        options: &RougeOptions,
+        _runtime: &RuntimeOptions,
+    ) -> Result<Box<dyn Metric>> {
+        Ok(Box::new(RougeMetric { scorer: RougeL::new(*options), options: *options }))
+    }
+
+    /// ROUGE writes no detail.
+    fn explain(_metric: &'static MetricInfo, _detail: &serde_json::Value) -> Vec<crate::ExplainBlock> {
+        Vec::new()
+    }
+
+    #[cfg(feature = "cli")]
+    fn apply_args(args: &RougeArgs, options: &mut RougeOptions) {
+        options.use_stemmer = args.rouge_stemmer;
+    }
+}
+
+struct RougeMetric {
+    scorer: RougeL,
+    options: RougeOptions,
+}
+
+impl Metric for RougeMetric {
+    fn info(&self) -> &'static MetricInfo {
+        &ROUGE_L
+    }
+
+    fn provenance(&self) -> serde_json::Value {
+        serde_json::json!({ "options": self.options, "reference": ROUGE_L.reference })
+    }
+
+    fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
+        let s = self.scorer.score(pair.source, pair.summary);
+        let mut out = MetricOutput::default();
+        out.set("rougeL", s.rouge_l.fmeasure);
+        out.set("rougeL_precision", s.rouge_l.precision);
+        out.set("rougeL_recall", s.rouge_l.recall);
+        out.set("rougeLsum", s.rouge_lsum.fmeasure);
+        out.set("rougeLsum_precision", s.rouge_lsum.precision);
+        out.set("rougeLsum_recall", s.rouge_lsum.recall);
+        Ok(out)
+    }
+}
