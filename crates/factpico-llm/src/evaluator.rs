@@ -391,7 +391,8 @@ impl Evaluator {
                     .zip(&s2)
                     .zip(&spans)
                     .zip(warnings)
-                    .map(|(((jobs, (el, ev)), sp), w)| {
+                    .zip(rows)
+                    .map(|((((jobs, (el, ev)), sp), w), r)| {
                         let stage1: Vec<Option<&Outcome>> = jobs.iter().map(|j| j.as_ref().map(|j| &out1[&j.key])).collect();
                         let upstream = |which: &[usize]| -> String {
                             let failed: Vec<String> = which
@@ -420,9 +421,9 @@ impl Evaluator {
                             })
                             .collect();
                         let extraction = json!({
-                            "abstract_pico": extraction_detail(stage1[0]),
-                            "summary_pico": extraction_detail(stage1[1]),
-                            "summary_results": extraction_detail(stage1[2]),
+                            "abstract_pico": extraction_detail(stage1[0], r.source),
+                            "summary_pico": extraction_detail(stage1[1], r.summary),
+                            "summary_results": extraction_detail(stage1[2], r.summary),
                         });
                         self.assemble(els, sp.as_deref(), evs, Some(extraction), w)
                     })
@@ -674,7 +675,7 @@ impl Judged {
     }
 }
 
-fn extraction_detail(o: Option<&Outcome>) -> Value {
+fn extraction_detail(o: Option<&Outcome>, text: &str) -> Value {
     match o {
         None => Value::Null,
         Some(Outcome::Answered { reply, cached }) => json!({
@@ -682,6 +683,10 @@ fn extraction_detail(o: Option<&Outcome>) -> Value {
             "finish_reason": reply.finish_reason,
             "cached": cached,
             "usage": reply.usage,
+            "quotes": crate::explain::quotes(&reply.content, text)
+                .into_iter()
+                .map(|(q, span)| json!({"text": q, "span": span.map(|(a, b)| [a, b])}))
+                .collect::<Vec<_>>(),
         }),
         Some(Outcome::Failed(f)) => json!({ "error": f.to_string() }),
     }

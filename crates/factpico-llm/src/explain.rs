@@ -15,6 +15,27 @@ pub fn escape(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// Quoted fragments of an extraction reply — text between `"…"` or `“…”`, trimmed, at least
+/// 3 characters — each with its byte span `[start, end)` in `text` (the text it was quoted from)
+/// when it occurs there verbatim. Replies without quotation marks give none.
+pub fn quotes(reply: &str, text: &str) -> Vec<(String, Option<(usize, usize)>)> {
+    let mut out = Vec::new();
+    let mut rest = reply;
+    while let Some(open) = rest.find(['"', '\u{201c}']) {
+        let width = rest[open..].chars().next().map_or(1, char::len_utf8);
+        let after = &rest[open + width..];
+        let Some(close) = after.find(['"', '\u{201d}']) else { break };
+        let q = after[..close].trim();
+        if q.chars().count() >= 3 {
+            let span = text.find(q).map(|s| (s, s + q.len()));
+            out.push((q.to_owned(), span));
+        }
+        let cw = after[close..].chars().next().map_or(1, char::len_utf8);
+        rest = &after[close + cw..];
+    }
+    out
+}
+
 fn num(v: &Value) -> String {
     v.as_f64().map_or_else(|| "null".to_owned(), |x| format!("{x}"))
 }
@@ -85,6 +106,18 @@ mod tests {
         assert_eq!(e, "Rating: 1\\u{1b}[31mred\\u{7}\\nnext \\\"q\\\" β");
         assert!(!e.contains('\x1b'));
         assert_eq!(escape("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn quotes_are_located() {
+        let text = "We enrolled 240 adults with asthma. They took budesonide.";
+        let q = quotes("Population: \"240 adults with asthma\"\nIntervention: “budesonide” and \"x\" and \"not there\"", text);
+        assert_eq!(q[0], ("240 adults with asthma".to_owned(), Some((12, 34))));
+        assert_eq!(q[1], ("budesonide".to_owned(), Some((46, 56))));
+        assert_eq!(q[2], ("not there".to_owned(), None));
+        assert_eq!(q.len(), 3, "{q:?}");
+        assert!(quotes("no quotation marks", text).is_empty());
+        assert!(quotes("unterminated \"quote", text).is_empty());
     }
 
     #[test]
