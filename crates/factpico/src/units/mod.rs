@@ -90,6 +90,14 @@ pub trait MetricUnit {
         &[]
     }
 
+    /// What a run of `metric` over `pairs` would cost, for `factpico score --dry-run`: one
+    /// line (e.g. an LLM evaluator's request count and estimated prompt tokens), computed
+    /// without building the metric or contacting anything. Default: `None` (nothing to count).
+    fn plan(metric: &'static MetricInfo, options: &Self::Options, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
+        let _ = (metric, options, pairs);
+        None
+    }
+
     /// Input fields named by the unit's flags for its per-row side inputs
     /// ([`crate::RowInput`]), as `(input name, field)`: e.g. `--evidence-field spans` gives
     /// `("evidence", "spans")`. Default: none (the CLI's `--input-field NAME=FIELD`, or the
@@ -168,6 +176,17 @@ macro_rules! units {
             $(
                 if <$unit as MetricUnit>::METRICS.iter().any(|m| m.name == info.name) {
                     return Some(<$unit as MetricUnit>::build(info, &options.$key, &options.runtime));
+                }
+            )+
+            None
+        }
+
+        /// The cost of running the registered metric `info` over `pairs`
+        /// ([`MetricUnit::plan`]; `None`: the unit has nothing to count).
+        pub fn plan(info: &'static MetricInfo, options: &ScorerOptions, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
+            $(
+                if <$unit as MetricUnit>::METRICS.iter().any(|m| m.name == info.name) {
+                    return <$unit as MetricUnit>::plan(info, &options.$key, pairs);
                 }
             )+
             None
