@@ -32,6 +32,7 @@ pub(crate) mod onnx;
 
 pub mod alignscore;
 pub mod dae;
+pub mod llm;
 pub mod qa;
 pub mod readability;
 pub mod rouge;
@@ -286,6 +287,9 @@ units! {
     dae: dae::Dae,
     /// Options of the QA metrics `questeval`, `qafacteval` and `cloze` (feature `qa`).
     qa: qa::Qa,
+    /// Options of the LLM evaluators `llm` and `llm_pipeline` (feature `llm`): server, model,
+    /// structured output, sampling; transport and cache settings are not serialised.
+    llm: llm::Llm,
 }
 
 #[cfg(test)]
