@@ -304,8 +304,11 @@ impl Client {
         redact(s, self.key.as_ref())
     }
 
-    /// Asks the server which model it serves (`GET <base>/models`), without retries: a server
-    /// that is down is reported at once.
+    /// Asks the server which model it serves (`GET <base>/models`). A server that is down
+    /// (connection refused, no answer) is reported at once; a server that answers HTTP 503
+    /// (llama.cpp and vLLM while they load the model), 502, 504 or 429 is asked again with
+    /// exponential backoff (`backoff_min_s` doubling up to 10 s, `Retry-After` honoured) until
+    /// the per-request timeout (`timeout_s`) has passed since the first ask.
     ///
     /// The entry whose `id` (or llama.cpp `aliases`) equals the requested model is chosen; a
     /// server listing exactly one model serves that one whatever the request names (llama.cpp
@@ -318,18 +321,40 @@ impl Client {
     pub async fn served_model(&self) -> Result<ServedModel> {
         let url = format!("{}/models", self.base_url);
         let timeout = Duration::from_secs_f64(self.options.timeout_s.min(30.0));
-        let resp = self.request(reqwest::Method::GET, "/models").timeout(timeout).send().await.map_err(|e| {
-            let reason = if e.is_timeout() {
-                format!("no answer within {:.0} s", timeout.as_secs_f64())
-            } else if e.is_connect() {
-                format!("connection failed ({})", self.redact(&error_chain(&e)))
-            } else {
-                self.redact(&error_chain(&e))
-            };
-            Error::Unreachable { url: url.clone(), reason, source: Some(e) }
-        })?;
-        let status = resp.status().as_u16();
-        let body = resp.text().await.unwrap_or_default();
+        let started = std::time::Instant::now();
+        let patience = Duration::from_secs_f64(self.options.timeout_s.max(0.0));
+        let mut pause = Duration::from_secs_f64(self.options.backoff_min_s.max(0.01));
+        let mut attempts = 0u32;
+        let (status, body) = loop {
+            attempts += 1;
+            let resp = self.request(reqwest::Method::GET, "/models").timeout(timeout).send().await.map_err(|e| {
+                let reason = if e.is_timeout() {
+                    format!("no answer within {:.0} s", timeout.as_secs_f64())
+                } else if e.is_connect() {
+                    format!("connection failed ({})", self.redact(&error_chain(&e)))
+                } else {
+                    self.redact(&error_chain(&e))
+                };
+                Error::Unreachable { url: url.clone(), reason, source: Some(e) }
+            })?;
+            let status = resp.status().as_u16();
+            let retry_after = resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+            let body = resp.text().await.unwrap_or_default();
+            // Not ready yet (loading the model) or rate-limited: wait while the patience lasts.
+            let wait = retry_after.unwrap_or(pause);
+            if matches!(status, 429 | 502 | 503 | 504) && started.elapsed() + wait <= patience {
+                log::warn!(
+                    "{url} answered HTTP {status} ({}); asking again in {:.1} s",
+                    self.redact(&server_message(&body)),
+                    wait.as_secs_f64()
+                );
+                tokio::time::sleep(wait).await;
+                pause = (pause * 2).min(Duration::from_secs(10));
+                continue;
+            }
+            break (status, body);
+        };
+        let after = if attempts > 1 { format!(" (after {attempts} asks over {:.0} s)", started.elapsed().as_secs_f64()) } else { String::new() };
         match status {
             200 => {}
             401 | 403 => return Err(Error::Unauthorized { url, status, message: self.redact(&server_message(&body)) }),
@@ -344,7 +369,7 @@ impl Client {
             _ => {
                 return Err(Error::Protocol {
                     url,
-                    what: format!("HTTP {status} to the model list: {}", self.redact(&server_message(&body))),
+                    what: format!("HTTP {status} to the model list{after}: {}", self.redact(&server_message(&body))),
                 })
             }
         }

@@ -401,6 +401,33 @@ fn server_down_at_start_is_a_clear_error_within_seconds() {
 }
 
 #[test]
+fn a_server_still_loading_its_model_is_waited_for_within_the_timeout() {
+    let Some(h) = Harness::start("loading server") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // llama.cpp answers the model list with HTTP 503 "Loading model" until the model is loaded
+    let loading = json!({"status": 503, "message": "Loading model"});
+    h.cmd(json!({"cmd": "model_faults", "faults": [loading, loading, loading]}));
+    let models = |h: &Harness| h.state()["counters"]["models"].as_u64().unwrap();
+    let before = models(&h);
+    let o = options(&h.url, dir.path(), StructuredOutput::Grammar);
+    let ev = Evaluator::try_new(Protocol::FullText, &o).unwrap();
+    assert_eq!(models(&h) - before, 4, "three 503s, then the model list");
+    assert!(ev.served_model().id.ends_with(".gguf"), "{:?}", ev.served_model());
+    drop(ev);
+    // one that never finishes loading: an error naming the status, after the patience (timeout)
+    h.cmd(json!({"cmd": "model_faults", "faults": vec![loading; 200]}));
+    let mut o = options(&h.url, dir.path(), StructuredOutput::Grammar);
+    o.runtime.client.timeout_s = 1.0;
+    let t0 = Instant::now();
+    let e = Evaluator::try_new(Protocol::FullText, &o).unwrap_err();
+    let msg = e.to_string();
+    assert!(t0.elapsed() < Duration::from_secs(10), "took {:?}", t0.elapsed());
+    assert!(msg.contains("HTTP 503 to the model list (after ") && msg.contains("Loading model"), "{msg}");
+    h.cmd(json!({"cmd": "model_faults", "faults": []}));
+    println!("loading server: waited through 3 × 503; gave up after {:?}: {msg}", t0.elapsed());
+}
+
+#[test]
 fn corrupt_cache_is_detected_with_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cache.sqlite");

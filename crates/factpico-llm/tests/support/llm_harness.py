@@ -22,6 +22,9 @@ each stdin line is a JSON command answered by one stdout JSON line:
   replaced), ``{"delay": s}`` (forwarded after s seconds), ``{"status": 401, "echo_auth": true}``
   (an OpenAI-style 401 quoting the Authorization header). ``delay`` (optional): every later
   chat request waits that long before being forwarded.
+* ``{"cmd": "model_faults", "faults": [{"status": 503, "message": "Loading model"}, ...]}`` --
+  queue of answers the proxy gives, in order, to the next model-list requests (``GET
+  .../models``) instead of forwarding them, as llama.cpp answers while it loads the model.
 * ``{"cmd": "kill_after", "n": N}``: after N more answered chat requests, SIGKILL the server
   and stop listening on the proxy port (clients then get "connection refused").
 * ``{"cmd": "kill"}`` / ``{"cmd": "restart"}``: now; restart starts a new server on the same
@@ -135,6 +138,7 @@ class State:
     def __init__(self):
         self.lock = threading.Lock()
         self.faults = []
+        self.model_faults = []
         self.delay = 0.0
         self.kill_after = None
         self.counters = {"chat": 0, "forwarded": 0, "answered": 0, "models": 0, "other": 0}
@@ -217,8 +221,14 @@ class Harness:
                     return
                 st = harness.state
                 with st.lock:
-                    st.counters["models" if self.path.endswith("/models") else "other"] += 1
+                    models = self.path.endswith("/models")
+                    st.counters["models" if models else "other"] += 1
                     st.auth.append(self.headers.get("Authorization"))
+                    fault = st.model_faults.pop(0) if models and st.model_faults else None
+                if fault is not None:
+                    status = fault["status"]
+                    return self.reply(status, {"error": {"code": status, "message": fault.get("message", f"injected HTTP {status}"),
+                                                         "type": "unavailable_error"}})
                 status, data = self.forward("GET")
                 self.reply(status, data)
 
@@ -288,6 +298,10 @@ class Harness:
                 st.faults = list(c.get("faults", []))
                 if "delay" in c:
                     st.delay = float(c["delay"])
+            return {"ok": True}
+        if cmd == "model_faults":
+            with st.lock:
+                st.model_faults = list(c.get("faults", []))
             return {"ok": True}
         if cmd == "kill_after":
             with st.lock:
