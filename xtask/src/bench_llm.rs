@@ -50,7 +50,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// # Errors
 /// Python / venv / server / build failures.
 pub fn bench(n: usize) -> Result<()> {
-    let py = crate::llm::setup(None)?;
+    let py = match std::env::var_os(crate::llm::PYTHON_ENV).filter(|p| !p.is_empty()) {
+        Some(p) => std::path::PathBuf::from(p),
+        None => crate::llm::setup(None)?,
+    };
     if !Command::new(&py).args(["-c", "import openai"]).output().is_ok_and(|o| o.status.success()) {
         eprintln!("xtask: installing the openai package into the LLM venv (benchmark only)");
         run(Command::new(&py).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "openai"]))?;
