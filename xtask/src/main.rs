@@ -18,6 +18,8 @@
 //! * `cargo xtask bench llm` — factpico's LLM client vs the Python `openai` client on a local
 //!   llama.cpp server (`bench_llm.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
+//! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
+//!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -27,6 +29,7 @@ mod bench;
 mod bench_model_free;
 mod export;
 mod fixtures;
+mod fuzz;
 mod ort;
 mod python;
 mod bench_dae;
@@ -92,6 +95,18 @@ enum Cmd {
         #[arg(long)]
         venv: Option<std::path::PathBuf>,
     },
+    /// Fuzz the input readers (JSONL, JSON array, CSV, TSV) and the CoNLL-U / JSON-arcs readers
+    /// with cargo-fuzz (libFuzzer), one target after another; crashes go to fuzz/regressions/.
+    Fuzz {
+        /// Targets (default all): jsonl, json_array, csv, tsv, conllu, json_arcs.
+        targets: Vec<String>,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+        /// cargo-fuzz sanitizer: address, none, ...
+        #[arg(long, default_value = "address")]
+        sanitizer: String,
+    },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa, llm (client vs Python openai).
@@ -139,6 +154,7 @@ fn main() -> Result<()> {
             run(cmd.args(["test", "--workspace", "--locked", "--no-fail-fast"]).args(args))
         }
         Cmd::Ort => ort::setup(),
+        Cmd::Fuzz { targets, seconds, sanitizer } => fuzz::fuzz(&targets, seconds, &sanitizer),
         Cmd::Export { what } => export::export(what),
         Cmd::Models { name, out, int8 } => export::models(&name, out, int8),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),

@@ -136,17 +136,20 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
     }
     let fmt = |v: Option<f64>| v.map_or_else(|| "null".to_owned(), |x| format!("{x}"));
     if !drifts.is_empty() {
-        println!("| row | column | old | new | abs. diff |\n|---|---|---:|---:|---:|");
+        use std::fmt::Write as _;
+        let mut table = String::from("| row | column | old | new | abs. diff |\n|---|---|---:|---:|---:|\n");
         for d in drifts.iter().take(args.max_print) {
             let delta = match (d.old, d.new) {
                 (Some(x), Some(y)) => format!("{:.3e}", (x - y).abs()),
                 _ => "null vs value".into(),
             };
-            println!("| {} | {} | {} | {} | {} |", d.id, d.column, fmt(d.old), fmt(d.new), delta);
+            let _ = writeln!(table, "| {} | {} | {} | {} | {} |", d.id, d.column, fmt(d.old), fmt(d.new), delta);
         }
         if drifts.len() > args.max_print {
-            println!("… and {} more", drifts.len() - args.max_print);
+            let _ = writeln!(table, "… and {} more", drifts.len() - args.max_print);
         }
+        // A closed standard output (`| head`) stops the table; the exit code still says drift.
+        output::print_stdout(&table)?;
     }
     let mut by_col: BTreeMap<&str, usize> = BTreeMap::new();
     for d in &drifts {

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use anyhow::{bail, Context, Result};
+use factpico_io::delimited::{self, lines_text, scan_record, LineCounter};
 use sha2::Digest;
 
 /// Input file format.
@@ -23,7 +24,8 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header row (RFC 4180 quoting; fields may hold newlines).
     Csv,
-    /// Tab-separated values with a header row.
+    /// Tab-separated values with a header row; fields are taken literally, quotes included
+    /// (`--tsv-quotes` parses CSV-style quoting).
     Tsv,
 }
 
@@ -39,6 +41,68 @@ impl Format {
             _ => None,
         }
     }
+}
+
+impl Format {
+    /// The format's name as `--format` spells it (`jsonl`, `json`, `csv`, `tsv`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Json => "json",
+            Self::Csv => "csv",
+            Self::Tsv => "tsv",
+        }
+    }
+}
+
+/// `provenance.input` of output schema 2: how the rows were read, so that a report can
+/// re-read the input and `--resume` can refuse a different reading:
+/// `{"format", "tsv_quotes", "fields": {"id", "source", "summary", "system", "<side input>"...},
+/// "derive_id": {"field", "prefix", "hex_len"} | null, "side_inputs": {"<option>": {"path",
+/// "sha256"}}}`. `fields` maps each name to its input field, including the metrics' per-row
+/// side inputs ([`FieldMap::extras`], e.g. `"evidence": "spans"`); `fields.id` is null when
+/// ids are derived. Side inputs are the files (not directories) the
+/// options name, e.g. `--arcs`; their full sha256 enters the resume fingerprint.
+///
+/// # Errors
+/// A side input cannot be read.
+pub fn input_provenance(
+    format: Format,
+    fields: &FieldMap,
+    side_inputs: &[(String, std::path::PathBuf)],
+) -> Result<serde_json::Value> {
+    let mut side = serde_json::Map::new();
+    for (name, path) in side_inputs {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let mut h = sha2::Sha256::new();
+        let mut f = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        std::io::copy(&mut f, &mut h).with_context(|| format!("cannot read {}", path.display()))?;
+        side.insert(
+            name.clone(),
+            serde_json::json!({ "path": path.display().to_string(), "sha256": hex::encode(h.finalize()) }),
+        );
+    }
+    let mut field_names = serde_json::Map::new();
+    let id = if fields.derive_id.is_some() { serde_json::Value::Null } else { fields.id.clone().into() };
+    field_names.insert("id".into(), id);
+    field_names.insert("source".into(), fields.source.clone().into());
+    field_names.insert("summary".into(), fields.summary.clone().into());
+    field_names.insert("system".into(), fields.system.clone().into());
+    // The metrics' per-row side inputs (`--input-field NAME=FIELD`): name -> field.
+    for x in &fields.extras {
+        field_names.entry(x.name.clone()).or_insert_with(|| x.field.clone().into());
+    }
+    Ok(serde_json::json!({
+        "format": format.name(),
+        "tsv_quotes": fields.tsv_quotes,
+        "fields": field_names,
+        "derive_id": fields.derive_id.as_ref().map(|d| serde_json::json!({
+            "field": d.field, "prefix": d.prefix, "hex_len": d.hex_len,
+        })),
+        "side_inputs": side,
+    }))
 }
 
 /// How the id of a row is derived when the input has no id field:
@@ -81,6 +145,10 @@ pub struct FieldMap {
     pub system: String,
     /// Id derivation, used when the id field is absent.
     pub derive_id: Option<DeriveId>,
+    /// TSV only: parse CSV-style double quotes (`"a\tb"`, `""` for a quote). Off by
+    /// default: TSV fields are taken literally, quotes included (IANA text/tab-separated-values
+    /// has no quoting: fields hold no tabs or line breaks).
+    pub tsv_quotes: bool,
     /// Per-row side inputs to read (absent or null values are left out of the row's extras).
     pub extras: Vec<ExtraField>,
 }
@@ -112,6 +180,21 @@ pub struct RowError {
     pub id: Option<String>,
     /// Message naming the line/record and field.
     pub message: String,
+    /// The rest of the input cannot be read after this record (a JSON-array syntax error, a
+    /// CSV quote never closed, an I/O error): the run cannot complete, whatever `--on-error`.
+    pub fatal: bool,
+}
+
+impl RowError {
+    /// An error of one record; the records after it can still be read.
+    pub fn new(row: u64, id: Option<String>, message: String) -> Self {
+        Self { row, id, message, fatal: false }
+    }
+
+    /// An error after which the rest of the input cannot be read ([`RowError::fatal`]).
+    pub fn fatal(row: u64, message: String) -> Self {
+        Self { row, id: None, message, fatal: true }
+    }
 }
 
 /// A record: readable or not.
@@ -131,12 +214,24 @@ pub fn open(path: &Path, format: Format, fields: &FieldMap) -> Result<Box<dyn It
         }
         Box::new(File::open(path).with_context(|| format!("cannot open input file {}", path.display()))?)
     };
+    from_reader(raw, format, fields)
+}
+
+/// The records of `raw` (the bytes of a file in `format`), as [`open`] reads a file.
+///
+/// # Errors
+/// (CSV/TSV) the header lacks a configured field or cannot be read.
+pub fn from_reader(
+    raw: Box<dyn Read + Send>,
+    format: Format,
+    fields: &FieldMap,
+) -> Result<Box<dyn Iterator<Item = Record> + Send>> {
     let reader = BufReader::with_capacity(1 << 16, SkipBom { inner: raw, checked: false, pending: Vec::new() });
     Ok(match format {
-        Format::Jsonl => Box::new(JsonlReader { reader, fields: fields.clone(), line: 0, row: 0 }),
+        Format::Jsonl => Box::new(JsonlReader { reader, fields: fields.clone(), line: 0, row: 0, failed: false }),
         Format::Json => Box::new(json_array(reader, fields.clone())),
-        Format::Csv => Box::new(DelimitedReader::new(reader, b',', fields)?),
-        Format::Tsv => Box::new(DelimitedReader::new(reader, b'\t', fields)?),
+        Format::Csv => Box::new(DelimitedReader::new(reader, b',', true, fields)?),
+        Format::Tsv => Box::new(DelimitedReader::new(reader, b'\t', fields.tsv_quotes, fields)?),
     })
 }
 
@@ -210,7 +305,7 @@ fn type_name(v: &serde_json::Value) -> &'static str {
 
 /// Extracts the fields of one JSON record. `where_` is e.g. "line 7" or "element 3".
 fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap) -> Record {
-    let err = |id: Option<String>, message: String| RowError { row, id, message: format!("{where_}: {message}") };
+    let err = |id: Option<String>, message: String| RowError::new(row, id, format!("{where_}: {message}"));
     let serde_json::Value::Object(obj) = value else {
         return Err(err(None, format!("expected a JSON object, got {}", type_name(&value))));
     };
@@ -235,6 +330,9 @@ fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap
     let id = match fields.derive_id {
         Some(_) => None,
         None => match get_str(&fields.id, fields.id_explicit) {
+            Ok(Some(id)) if id.trim().is_empty() => {
+                return Err(err(None, format!("field `{}` is empty (ids must be non-empty to join with ratings)", fields.id)))
+            }
             Ok(id) => id,
             Err(e) => return Err(err(None, e)),
         },
@@ -273,12 +371,16 @@ struct JsonlReader<R> {
     fields: FieldMap,
     line: u64,
     row: u64,
+    failed: bool,
 }
 
 impl<R: BufRead> Iterator for JsonlReader<R> {
     type Item = Record;
 
     fn next(&mut self) -> Option<Record> {
+        if self.failed {
+            return None;
+        }
         let mut buf = Vec::new();
         loop {
             buf.clear();
@@ -287,11 +389,11 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                 Ok(_) => {}
                 Err(e) => {
                     self.row += 1;
-                    return Some(Err(RowError {
-                        row: self.row,
-                        id: None,
-                        message: format!("line {}: read error: {e}", self.line + 1),
-                    }));
+                    self.failed = true;
+                    return Some(Err(RowError::fatal(
+                        self.row,
+                        format!("line {}: read error: {e}; the rest of the input cannot be read", self.line + 1),
+                    )));
                 }
             }
             self.line += 1;
@@ -303,11 +405,11 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
             let text = match std::str::from_utf8(&buf) {
                 Ok(t) => t,
                 Err(e) => {
-                    return Some(Err(RowError {
+                    return Some(Err(RowError::new(
                         row,
-                        id: None,
-                        message: format!("line {line}: invalid UTF-8 at byte {} of the line", e.valid_up_to()),
-                    }))
+                        None,
+                        format!("line {line}: invalid UTF-8 at byte {} of the line", e.valid_up_to()),
+                    )))
                 }
             };
             let value: serde_json::Value = match serde_json::from_str(text) {
@@ -318,11 +420,7 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                     } else {
                         ""
                     };
-                    return Some(Err(RowError {
-                        row,
-                        id: None,
-                        message: format!("line {line}: malformed JSON: {e}{hint}"),
-                    }));
+                    return Some(Err(RowError::new(row, None, format!("line {line}: malformed JSON: {e}{hint}"))));
                 }
             };
             return Some(from_json(value, row, &format!("line {line}"), &self.fields));
@@ -351,25 +449,64 @@ fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Ite
     }
 
     let (tx, rx) = mpsc::sync_channel(256);
-    std::thread::spawn(move || {
+    let handle = std::thread::spawn(move || {
         let mut de = serde_json::Deserializer::from_reader(reader);
         let res = de.deserialize_seq(Elements(tx.clone())).and_then(|()| de.end());
         if let Err(e) = res {
-            let _ = tx.send(Err(format!("malformed JSON array: {e} (the rest of the file cannot be read)")));
+            let _ = tx.send(Err(e.to_string()));
         }
     });
+    // The reader thread is joined when its channel ends, so that it never outlives the
+    // records (the fuzzer's leak check saw a finishing thread's buffers as leaked).
+    let mut handle = Some(handle);
     let mut row = 0u64;
-    rx.into_iter().map(move |item| {
+    std::iter::from_fn(move || match rx.recv() {
+        Ok(item) => Some(item),
+        Err(_) => {
+            if let Some(h) = handle.take() {
+                let _ = h.join();
+            }
+            None
+        }
+    })
+    .map(move |item| {
         row += 1;
         match item {
             Ok(v) => from_json(v, row, &format!("array element {row}"), &fields),
-            Err(message) => Err(RowError { row, id: None, message }),
+            Err(e) => Err(RowError::fatal(
+                row,
+                format!("array element {row}: malformed JSON: {e}; the rest of the file cannot be read"),
+            )),
         }
     })
 }
 
+/// Passes bytes through and keeps a copy of them until the record that holds them is read
+/// (to count lines and check quoting on the raw bytes of each record).
+struct Tee<R> {
+    inner: R,
+    log: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Ok(mut log) = self.log.lock() {
+            log.extend_from_slice(&buf[..n]);
+        }
+        Ok(n)
+    }
+}
+
 struct DelimitedReader<R> {
-    records: csv::ByteRecordsIntoIter<R>,
+    rdr: csv::Reader<Tee<R>>,
+    log: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    /// Stream offset of `log[0]`.
+    base: u64,
+    lines: LineCounter,
+    delimiter: u8,
+    quoting: bool,
+    record: csv::ByteRecord,
     id: Option<usize>,
     source: usize,
     summary: usize,
@@ -382,16 +519,25 @@ struct DelimitedReader<R> {
 }
 
 impl<R: Read> DelimitedReader<R> {
-    fn new(reader: R, delimiter: u8, fields: &FieldMap) -> Result<Self> {
-        let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(true).from_reader(reader);
+    fn new(reader: R, delimiter: u8, quoting: bool, fields: &FieldMap) -> Result<Self> {
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tee = Tee { inner: reader, log: std::sync::Arc::clone(&log) };
+        let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).quoting(quoting).has_headers(true).from_reader(tee);
         let headers = rdr.byte_headers().context("cannot read the header row")?.clone();
         let names: Vec<String> = headers.iter().map(|h| String::from_utf8_lossy(h).trim_start_matches('\u{feff}').to_owned()).collect();
         if names.iter().all(String::is_empty) {
             bail!("the input is empty: a CSV/TSV file needs a header row naming its columns (e.g. id,source,summary)");
         }
-        let find = |name: &str| names.iter().position(|h| h == name);
+        let find = |name: &str| -> Result<Option<usize>> {
+            let at: Vec<usize> = names.iter().enumerate().filter(|(_, h)| *h == name).map(|(i, _)| i + 1).collect();
+            match at.as_slice() {
+                [] => Ok(None),
+                [i] => Ok(Some(i - 1)),
+                many => bail!("{}", delimited::duplicate_column(name, many)),
+            }
+        };
         let require = |name: &str, what: &str| -> Result<usize> {
-            match find(name) {
+            match find(name)? {
                 Some(i) => Ok(i),
                 None => bail!("{what} field `{name}` is not in the header; columns are: {}", names.join(", ")),
             }
@@ -403,30 +549,52 @@ impl<R: Read> DelimitedReader<R> {
         } else if fields.derive_id.is_some() {
             None // --id-from takes precedence over an id column of the data
         } else {
-            find(&fields.id)
+            find(&fields.id)?
         };
         let derive = match (&fields.derive_id, id) {
             (Some(d), None) => Some((require(&d.field, "id-derivation")?, d.clone())),
             _ => None,
         };
+        let system = find(&fields.system)?;
         let mut extras = Vec::new();
         for x in &fields.extras {
-            let col = if x.explicit { Some(require(&x.field, &format!("`{}` input", x.name))?) } else { find(&x.field) };
+            let col = if x.explicit { Some(require(&x.field, &format!("`{}` input", x.name))?) } else { find(&x.field)? };
             if let Some(i) = col {
                 extras.push((x.name.clone(), i));
             }
         }
-        Ok(Self {
-            records: rdr.into_byte_records(),
+        let mut me = Self {
+            rdr,
+            log,
+            base: 0,
+            lines: LineCounter::new(),
+            delimiter,
+            quoting,
+            record: csv::ByteRecord::new(),
             id,
             source,
             summary,
-            system: find(&fields.system),
+            system,
             derive,
             extras,
             row: 0,
             done: false,
-        })
+        };
+        // The header's bytes: count their lines, then forget them.
+        let end = me.rdr.position().byte();
+        for b in me.take_raw(end) {
+            me.lines.push(b);
+        }
+        Ok(me)
+    }
+
+    /// The raw bytes from the last record end up to stream offset `end`, removed from the log.
+    fn take_raw(&mut self, end: u64) -> Vec<u8> {
+        let Ok(mut log) = self.log.lock() else { return Vec::new() };
+        let n = usize::try_from(end.saturating_sub(self.base)).unwrap_or(usize::MAX).min(log.len());
+        let raw: Vec<u8> = log.drain(..n).collect();
+        self.base += n as u64;
+        raw
     }
 }
 
@@ -437,32 +605,67 @@ impl<R: Read> Iterator for DelimitedReader<R> {
         if self.done {
             return None;
         }
-        let rec = self.records.next()?;
+        let res = self.rdr.read_byte_record(&mut self.record);
+        let end = self.rdr.position().byte();
+        let raw = self.take_raw(end);
+        if matches!(res, Ok(false)) {
+            return None;
+        }
         self.row += 1;
         let row = self.row;
-        let rec = match rec {
-            Ok(r) => r,
-            Err(e) => {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
-                if matches!(e.kind(), csv::ErrorKind::Io(_)) {
-                    self.done = true;
-                }
-                return Some(Err(RowError { row, id: None, message: format!("record {row} (line {line}): {e}") }));
+        let (first, last, problem) = scan_record(&raw, self.delimiter, self.quoting, &mut self.lines);
+        let at = lines_text(first, last);
+        if let Some(problem) = problem {
+            let hint = if self.delimiter == b'\t' { ", or drop --tsv-quotes to read quotes literally" } else { "" };
+            let message = problem.describe(row, &at, hint);
+            if problem.is_fatal() {
+                self.done = true;
+                return Some(Err(RowError::fatal(row, message)));
             }
-        };
-        let line = rec.position().map(|p| p.line()).unwrap_or(0);
+            return Some(Err(RowError::new(row, None, message)));
+        }
+        if let Err(e) = res {
+            let message = match e.kind() {
+                csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+                    let hint = if !self.quoting && raw.contains(&b'"') {
+                        " (TSV fields are read literally; if this file quotes its fields CSV-style, as pandas' \
+                         to_csv(sep='\\t') does, pass --tsv-quotes)"
+                    } else {
+                        ""
+                    };
+                    format!("record {row} ({at}): found {len} fields, but the header has {expected_len}{hint}")
+                }
+                csv::ErrorKind::Io(err) => {
+                    self.done = true;
+                    return Some(Err(RowError::fatal(
+                        row,
+                        format!("record {row} ({at}): read error: {err}; the rest of the input cannot be read"),
+                    )));
+                }
+                _ => format!("record {row} ({at}): {e}"),
+            };
+            return Some(Err(RowError::new(row, None, message)));
+        }
+        let rec = &self.record;
         let get = |i: usize, name: &str| -> std::result::Result<String, String> {
             let bytes = rec.get(i).unwrap_or_default();
             String::from_utf8(bytes.to_vec()).map_err(|e| {
-                format!("record {row} (line {line}): field `{name}` is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to())
+                format!("record {row} ({at}): field `{name}` is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to())
             })
         };
         let id = match self.id.map(|i| get(i, "id")).transpose() {
+            Ok(Some(id)) if id.trim().is_empty() => {
+                return Some(Err(RowError::new(
+                    row,
+                    None,
+                    format!("record {row} ({at}): field `id` is empty (ids must be non-empty to join with ratings)"),
+                )))
+            }
             Ok(id) => id,
-            Err(message) => return Some(Err(RowError { row, id: None, message })),
+            Err(message) => return Some(Err(RowError::new(row, None, message))),
         };
         let id_for_err = id.clone();
-        let fetch = |i: usize, name: &str| get(i, name).map_err(|message| RowError { row, id: id_for_err.clone(), message });
+        let fetch = |i: usize, name: &str| get(i, name).map_err(|message| RowError::new(row, id_for_err.clone(), message));
         let source = match fetch(self.source, "source") {
             Ok(s) => s,
             Err(e) => return Some(Err(e)),
@@ -510,6 +713,7 @@ mod extras_tests {
             summary: "summary".into(),
             system: "system".into(),
             derive_id: None,
+            tsv_quotes: false,
             extras,
         }
     }

@@ -7,7 +7,8 @@
 //! * `factpico setup ort` — install the ONNX Runtime library from PyPI for the model-based metrics.
 
 mod diff;
-mod input;
+// The input readers live in the library target (fuzzed and tested there).
+use factpico_cli::input;
 mod meta_eval;
 mod output;
 mod score;
@@ -43,8 +44,11 @@ enum Cmd {
     },
 }
 
-fn list_metrics() {
-    println!("| metric | column | range | better | reference |\n|---|---|---|---|---|");
+/// The metric and unit tables (Markdown) of `factpico metrics`.
+fn list_metrics() -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(s, "| metric | column | range | better | reference |\n|---|---|---|---|---|");
     for m in factpico::registry() {
         for c in m.columns {
             let range = format!(
@@ -57,18 +61,19 @@ fn list_metrics() {
                 factpico::Direction::LowerIsBetter => "lower",
             };
             let feat = m.feature.map(|f| format!(" (feature `{f}`)")).unwrap_or_default();
-            println!("| {}{feat} | {} | {range} | {better} | {} |", m.name, c.name, m.reference);
+            let _ = writeln!(s, "| {}{feat} | {} | {range} | {better} | {} |", m.name, c.name, m.reference);
         }
     }
     // Per unit: its options section, metrics, aliases, side inputs and whether it is built in.
-    println!("\n| unit (options key) | metrics | aliases | per-row inputs | in this build |\n|---|---|---|---|---|");
+    let _ = writeln!(s, "\n| unit (options key) | metrics | aliases | per-row inputs | in this build |\n|---|---|---|---|---|");
     for u in factpico::units::units() {
         let names: Vec<&str> = u.metrics.iter().map(|m| m.name).collect();
         let aliases: Vec<String> =
             u.metrics.iter().flat_map(|m| m.aliases.iter().map(move |a| format!("{a} → {}", m.name))).collect();
         let inputs: Vec<String> =
             u.metrics.iter().flat_map(|m| m.inputs.iter().map(|i| format!("`{}`: {}", i.name, i.description))).collect();
-        println!(
+        let _ = writeln!(
+            s,
             "| {} | {} | {} | {} | {} |",
             u.key,
             names.join(", "),
@@ -77,6 +82,7 @@ fn list_metrics() {
             if u.compiled_in { "yes" } else { "no (cargo feature off)" }
         );
     }
+    s
 }
 
 fn main() -> std::process::ExitCode {
@@ -87,10 +93,8 @@ fn main() -> std::process::ExitCode {
         Cmd::Diff(a) => diff::run(a),
         Cmd::MetaEval(a) => meta_eval::run(a),
         Cmd::Setup { what } => setup::run(what),
-        Cmd::Metrics => {
-            list_metrics();
-            Ok(0)
-        }
+        // A closed standard output (`| head`) ends the listing quietly.
+        Cmd::Metrics => output::print_stdout(&list_metrics()).map(|_| 0),
     };
     match result {
         Ok(code) => std::process::ExitCode::from(u8::try_from(code).unwrap_or(1)),

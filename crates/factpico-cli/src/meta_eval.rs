@@ -4,7 +4,9 @@
 //! `factpico-metaeval` (feature `cli`), so that `docs/meta-eval.md`'s
 //! commands are rerun verbatim by `tests/metaeval_docs.rs`.
 
-use anyhow::Result;
+use std::io::Write;
+
+use anyhow::{Context, Result};
 
 pub use factpico_metaeval::cli::MetaEvalArgs;
 
@@ -18,7 +20,11 @@ pub use factpico_metaeval::cli::MetaEvalArgs;
 pub fn run(a: &MetaEvalArgs) -> Result<i32> {
     let out = a.execute()?;
     if a.out_dir.is_none() || !a.quiet {
-        print!("{}", out.markdown);
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(out.markdown.as_bytes())
+            .and_then(|()| stdout.flush())
+            .context("cannot write the report to standard output")?;
     }
     for w in &out.warnings {
         eprintln!("warning: {w}");

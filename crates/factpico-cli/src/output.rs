@@ -1,32 +1,29 @@
 //! Atomic, resumable JSONL output.
 //!
-//! Rows are appended to `<out>.partial` and flushed after every block; the
-//! file is renamed to `<out>` only when the run completes, so an interrupted
-//! run never leaves a truncated file under the final name. `--resume` reads the
-//! partial file back, drops a trailing incomplete line, checks that it was
-//! written with the same options, and continues after the last complete row.
+//! Rows are appended to `<out>.partial` (locked for the whole run, see
+//! [`factpico_io::PartialFile`]) and flushed after every block; the file is renamed to `<out>`
+//! only when the run completes, so an interrupted run never leaves a truncated file under the
+//! final name. `--resume` reads the partial file back, drops a trailing incomplete line,
+//! checks that it was written with the same options, and continues after the last complete row.
 
-use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use factpico::Report;
+use factpico_io::{PartialFile, PartialOpen};
 
-/// The `<out>.partial` path of an output path.
-pub fn partial_path(out: &Path) -> PathBuf {
-    let mut s = out.as_os_str().to_owned();
-    s.push(".partial");
-    PathBuf::from(s)
+pub use factpico_io::{partial_path, write_atomic};
+
+enum Sink {
+    File(PartialFile),
+    Stdout(BufWriter<std::io::Stdout>),
 }
 
 /// A JSONL writer to `<out>.partial`, renamed to `<out>` by [`AtomicJsonl::finish`];
 /// or, for `-o -`, straight to standard output (no atomicity, no resume).
 pub struct AtomicJsonl {
-    out: Option<PathBuf>,
-    partial: PathBuf,
-    writer: Box<dyn Write>,
-    file: Option<File>,
+    sink: Sink,
 }
 
 /// What a resumed run found in the partial file.
@@ -39,41 +36,44 @@ pub struct Resumed {
 }
 
 impl AtomicJsonl {
-    /// Starts a fresh partial file (an existing one is replaced).
+    /// Starts a fresh partial file. A partial file left by a dead run is replaced (its name
+    /// now points to the new file; it is never written through); one that a live run holds is
+    /// refused; a symlink, hard-linked file or special file there is refused.
     ///
     /// # Errors
-    /// The partial file cannot be created.
-    pub fn create(out: &Path) -> Result<Self> {
-        ensure_parent(out)?;
-        let partial = partial_path(out);
-        let file = File::create(&partial).with_context(|| format!("cannot create {}", partial.display()))?;
-        let writer = Box::new(BufWriter::new(file.try_clone()?));
-        Ok(Self { out: Some(out.to_owned()), partial, writer, file: Some(file) })
+    /// The partial file cannot be created, or is refused (see above).
+    pub fn create(out: &Path) -> Result<(Self, Option<u64>)> {
+        let (file, how) = PartialFile::create(out)?;
+        let replaced = match how {
+            PartialOpen::Fresh => None,
+            PartialOpen::ReplacedStale(bytes) => Some(bytes),
+        };
+        Ok((Self { sink: Sink::File(file) }, replaced))
     }
 
     /// Rows go to standard output as they are scored (`-o -`).
     pub fn stdout() -> Self {
-        Self { out: None, partial: PathBuf::new(), writer: Box::new(BufWriter::new(std::io::stdout())), file: None }
+        Self { sink: Sink::Stdout(BufWriter::new(std::io::stdout())) }
     }
 
     /// Reopens the partial file of an interrupted run for appending.
     ///
     /// `options_fingerprint` ([`resume_fingerprint`] of this run's provenance) is compared
-    /// with that of the rows already written (a resumed run must use the same options and
-    /// models); `on_row`
-    /// sees every complete row already written, in order (the caller checks that
-    /// they match the input and feeds its summary).
+    /// with that of the rows already written (a resumed run must use the same options, models
+    /// and input mapping); `on_row` sees every complete row already written, in order (the
+    /// caller checks that they match the input and feeds its summary).
     ///
     /// # Errors
-    /// No partial file exists, a complete line is not a valid row, the
-    /// options differ, or `on_row` fails.
+    /// No partial file exists, it is held by a live run or is not a plain file, a complete
+    /// line is not a valid row or was written by an older output schema, the options differ,
+    /// or `on_row` fails.
     pub fn resume(
         out: &Path,
         options_fingerprint: &serde_json::Value,
         mut on_row: impl FnMut(&Report) -> Result<()>,
     ) -> Result<(Self, Resumed)> {
         let partial = partial_path(out);
-        if !partial.exists() {
+        let Some(mut pf) = PartialFile::open_existing(out)? else {
             if out.exists() {
                 bail!(
                     "--resume: {} is already complete (no {} to resume); remove it to score again",
@@ -82,20 +82,16 @@ impl AtomicJsonl {
                 );
             }
             bail!("--resume: no interrupted run found ({} does not exist)", partial.display());
-        }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&partial)
-            .with_context(|| format!("cannot open {}", partial.display()))?;
-        let total = file.metadata()?.len();
-        let mut reader = BufReader::new(&mut file);
+        };
+        let file = pf.file();
+        let total = file.metadata().with_context(|| format!("cannot read {}", partial.display()))?.len();
+        let mut reader = BufReader::new(&mut *file);
         let mut good_end = 0u64;
         let mut rows = 0u64;
         let mut line = Vec::new();
         loop {
             line.clear();
-            let n = reader.read_until(b'\n', &mut line)?;
+            let n = reader.read_until(b'\n', &mut line).with_context(|| format!("cannot read {}", partial.display()))?;
             if n == 0 {
                 break;
             }
@@ -105,10 +101,11 @@ impl AtomicJsonl {
             let report: Report = serde_json::from_slice(&line).with_context(|| {
                 format!("--resume: line {} of {} is not a valid factpico row", rows + 1, partial.display())
             })?;
+            check_schema(&report, rows + 1, &partial)?;
             let then = resume_fingerprint(&report.provenance);
             if report.skipped.is_none() && then != *options_fingerprint {
                 bail!(
-                    "--resume: {} was written with different options or models ({}); rerun without --resume",
+                    "--resume: {} was written with different options, models or input (format, field mapping, side inputs) ({}); rerun without --resume",
                     partial.display(),
                     describe_difference(&then, options_fingerprint)
                 );
@@ -118,31 +115,54 @@ impl AtomicJsonl {
             good_end += n as u64;
         }
         drop(reader);
-        file.set_len(good_end)?;
-        file.seek(SeekFrom::End(0))?;
-        let writer = Box::new(BufWriter::new(file.try_clone()?));
-        Ok((
-            Self { out: Some(out.to_owned()), partial, writer, file: Some(file) },
-            Resumed { rows_done: rows, dropped_bytes: total - good_end },
-        ))
+        file.set_len(good_end).with_context(|| format!("cannot truncate {}", partial.display()))?;
+        file.seek(SeekFrom::End(0)).with_context(|| format!("cannot seek in {}", partial.display()))?;
+        Ok((Self { sink: Sink::File(pf) }, Resumed { rows_done: rows, dropped_bytes: total - good_end }))
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.sink {
+            Sink::File(f) => f,
+            Sink::Stdout(w) => w,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.sink {
+            Sink::File(f) => f.path().display().to_string(),
+            Sink::Stdout(_) => "standard output".to_owned(),
+        }
     }
 
     /// Appends one row.
     ///
     /// # Errors
-    /// Serialisation or I/O failure.
+    /// Serialisation or I/O failure (the message names the file or standard output).
     pub fn write(&mut self, report: &Report) -> Result<()> {
-        serde_json::to_writer(&mut self.writer, report)?;
-        self.writer.write_all(b"\n")?;
+        let mut line = serde_json::to_vec(report).context("cannot serialise a row")?;
+        line.push(b'\n');
+        if let Err(e) = self.writer().write_all(&line) {
+            return Err(self.io_error(e));
+        }
         Ok(())
+    }
+
+    fn io_error(&self, e: std::io::Error) -> anyhow::Error {
+        match &self.sink {
+            // PartialFile's errors already name the file.
+            Sink::File(_) => anyhow::Error::new(e),
+            Sink::Stdout(_) => anyhow::Error::new(e).context("cannot write rows to standard output"),
+        }
     }
 
     /// Flushes buffered rows to the partial file (called after each block).
     ///
     /// # Errors
-    /// I/O failure.
+    /// I/O failure (the message names the file or standard output).
     pub fn flush(&mut self) -> Result<()> {
-        self.writer.flush()?;
+        if let Err(e) = self.writer().flush() {
+            return Err(self.io_error(e));
+        }
         Ok(())
     }
 
@@ -150,27 +170,44 @@ impl AtomicJsonl {
     ///
     /// # Errors
     /// I/O failure.
-    pub fn finish(mut self) -> Result<Option<PathBuf>> {
-        self.writer.flush()?;
-        drop(self.writer);
-        let Some(out) = self.out else { return Ok(None) };
-        if let Some(f) = &self.file {
-            f.sync_all()?;
+    pub fn finish(self) -> Result<Option<PathBuf>> {
+        let what = self.describe();
+        match self.sink {
+            Sink::File(f) => Ok(Some(f.commit()?)),
+            Sink::Stdout(mut w) => {
+                w.flush().with_context(|| format!("cannot write rows to {what}"))?;
+                Ok(None)
+            }
         }
-        std::fs::rename(&self.partial, &out)
-            .with_context(|| format!("cannot rename {} to {}", self.partial.display(), out.display()))?;
-        Ok(Some(out))
     }
 }
 
+/// Refuses rows of an older output schema: their provenance and fingerprint differ in
+/// meaning, so they cannot be continued (`SCHEMA_VERSION`).
+fn check_schema(report: &Report, line: u64, partial: &Path) -> Result<()> {
+    let v = report.provenance.get("schema_version").and_then(serde_json::Value::as_u64);
+    if v != Some(u64::from(factpico::SCHEMA_VERSION)) {
+        bail!(
+            "--resume: line {line} of {} was written by output schema version {} and this factpico writes version {}; \
+             it cannot be continued: rerun without --resume (the new run replaces it)",
+            partial.display(),
+            v.map_or_else(|| "unknown".to_owned(), |v| v.to_string()),
+            factpico::SCHEMA_VERSION
+        );
+    }
+    Ok(())
+}
+
 /// Names the option keys whose values differ between two option objects (dotted paths).
-/// The part of a row's provenance a resumed run must reproduce: `options` and `metrics`
-/// (each metric's settings, model directories and model sha256).
+/// The part of a row's provenance a resumed run must reproduce: `options`, `metrics` (each
+/// metric's settings, model directories and model sha256) and `input` (format, field mapping
+/// with the system field, id derivation, side inputs with their sha256).
 pub fn resume_fingerprint(provenance: &serde_json::Value) -> serde_json::Value {
     let null = serde_json::Value::Null;
     serde_json::json!({
         "options": provenance.get("options").unwrap_or(&null),
         "metrics": provenance.get("metrics").unwrap_or(&null),
+        "input": provenance.get("input").unwrap_or(&null),
     })
 }
 
@@ -198,36 +235,12 @@ fn describe_difference(old: &serde_json::Value, new: &serde_json::Value) -> Stri
     }
 }
 
-/// Creates the parent directory of `path` when it does not exist.
-///
-/// # Errors
-/// The directory cannot be created.
-pub fn ensure_parent(path: &Path) -> Result<()> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the output directory {}", dir.display())),
-        _ => Ok(()),
-    }
-}
-
-/// Writes `contents` to `path` atomically (temporary file in the same directory, then rename).
-///
-/// # Errors
-/// I/O failure.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    ensure_parent(path)?;
-    let tmp = partial_path(path);
-    std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-    Ok(())
-}
-
 /// Calls `f` on every row of a factpico JSONL file, streaming.
 ///
 /// # Errors
 /// I/O failure, a line that is not a row, or an error from `f`.
 pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> Result<()> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
         if line.trim().is_empty() {
@@ -238,4 +251,120 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
         f(report)?;
     }
     Ok(())
+}
+
+/// Refuses output paths that would overwrite an input, each other (or the JSONL output's
+/// partial file), a directory or a special file, before anything is written
+/// ([`factpico_io::PathGuard`]). `inputs` are (label, path) of everything the run reads.
+///
+/// # Errors
+/// The first refused output, with what it would overwrite.
+pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(&str, Option<&Path>)]) -> Result<()> {
+    let mut guard = factpico_io::PathGuard::new();
+    for (label, p) in inputs {
+        if p != Path::new("-") {
+            guard.input(label.as_str(), p);
+        }
+    }
+    for (i, (flag, p)) in outputs.iter().enumerate() {
+        let Some(p) = p else { continue };
+        guard.output(*flag, p)?;
+        if i == 0 {
+            guard.output(format!("the partial file of {flag}"), &partial_path(p))?;
+        }
+    }
+    Ok(())
+}
+
+/// Every existing file or directory named by a string value of the scorer options (model
+/// directories, side inputs such as `--arcs`), as (dotted option key, path), in key order:
+/// what a run reads besides its input. Found by walking the serialised options, so that
+/// each metric's options are covered without a list to keep up to date.
+pub fn paths_in_options(options: &serde_json::Value) -> Vec<(String, PathBuf)> {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, PathBuf)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    walk(&key, x, out);
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(&format!("{prefix}[{i}]"), x, out);
+                }
+            }
+            serde_json::Value::String(s) if !s.is_empty() && std::fs::metadata(s).is_ok() => {
+                out.push((prefix.to_owned(), PathBuf::from(s)));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk("", options, &mut out);
+    out
+}
+
+/// CSV export of the scores (row, id, system, skipped, then every column), written
+/// atomically ([`factpico_io::AtomicFile`]).
+pub struct CsvOut {
+    writer: csv::Writer<factpico_io::AtomicFile>,
+    columns: Vec<&'static str>,
+}
+
+impl CsvOut {
+    /// Starts the CSV with its header row.
+    ///
+    /// # Errors
+    /// The temporary file cannot be created or written.
+    pub fn new(path: &Path, columns: Vec<&'static str>) -> Result<Self> {
+        let mut writer = csv::Writer::from_writer(factpico_io::AtomicFile::create(path)?);
+        let mut header = vec!["row", "id", "system", "skipped"];
+        header.extend(columns.iter().copied());
+        writer.write_record(&header)?;
+        Ok(Self { writer, columns })
+    }
+
+    /// Appends one row.
+    ///
+    /// # Errors
+    /// I/O failure (naming the file).
+    pub fn write(&mut self, r: &Report) -> Result<()> {
+        let mut rec = vec![
+            r.row.map(|n| n.to_string()).unwrap_or_default(),
+            r.id.clone().unwrap_or_default(),
+            r.system.clone().unwrap_or_default(),
+            r.skipped.clone().unwrap_or_default(),
+        ];
+        for c in &self.columns {
+            rec.push(r.score(c).map(|v| format!("{v}")).unwrap_or_default());
+        }
+        self.writer.write_record(&rec)?;
+        Ok(())
+    }
+
+    /// Flushes and renames the CSV to its final path.
+    ///
+    /// # Errors
+    /// I/O failure (naming the file).
+    pub fn finish(self) -> Result<()> {
+        let file = self.writer.into_inner().map_err(|e| anyhow::Error::new(e.into_error()))?;
+        file.commit()?;
+        Ok(())
+    }
+}
+
+/// Writes `text` to standard output and flushes it. `Ok(false)` when standard output is a
+/// pipe whose reader has gone (`factpico metrics | head -1`): the reader chose to stop, so
+/// that is not an error of ours (`print!` would panic there).
+///
+/// # Errors
+/// Any other write failure (e.g. a full disk behind a redirection), naming standard output.
+pub fn print_stdout(text: &str) -> Result<bool> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write to standard output")),
+    }
 }

@@ -1,6 +1,5 @@
 //! `factpico score`: score a file of (abstract, summary) pairs.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -39,6 +38,16 @@ pub struct ScoreArgs {
     /// Input format (default: from the file extension).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// TSV: parse CSV-style double quotes (quoted fields may hold tabs and line breaks, `""` is
+    /// a quote). Without it TSV fields are taken literally, quotes included.
+    #[arg(long)]
+    pub tsv_quotes: bool,
+    /// Seconds to wait for the spaCy sidecar (DAE's parser, the QA metrics' answer selection)
+    /// to start and report ready (default 120). A sidecar that does not start fails its
+    /// metric once, naming the time waited.
+    #[arg(long, value_name = "SECS", env = factpico_nlp::sidecar::STARTUP_TIMEOUT_ENV,
+          value_parser = factpico_nlp::sidecar::parse_timeout_secs)]
+    pub sidecar_startup_timeout: Option<std::time::Duration>,
     /// Metrics to compute, comma-separated (see `factpico metrics`).
     #[arg(long, value_delimiter = ',', default_value = "rougeL,fkgl")]
     pub metrics: Vec<String>,
@@ -160,6 +169,7 @@ impl ScoreArgs {
                 prefix: self.id_prefix.clone(),
                 hex_len: usize::from(self.id_hex),
             }),
+            tsv_quotes: self.tsv_quotes,
             extras,
         }
     }
@@ -201,43 +211,6 @@ fn input_sha256(source: &str, summary: &str, extras: &factpico::Extras) -> Strin
     hex::encode(&h.finalize()[..8])
 }
 
-/// Canonical form of a path for collision checks (the path itself when it does not exist yet).
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| {
-        match (p.parent().and_then(|d| std::fs::canonicalize(if d.as_os_str().is_empty() { Path::new(".") } else { d }).ok()), p.file_name()) {
-            (Some(d), Some(f)) => d.join(f),
-            _ => p.to_owned(),
-        }
-    })
-}
-
-/// Refuses output paths that would clobber the input, each other, a directory or a special file.
-fn check_paths(args: &ScoreArgs, out: Option<&Path>) -> Result<()> {
-    let mut named: Vec<(&str, PathBuf)> = Vec::new();
-    if args.input != Path::new("-") {
-        named.push(("the input", canonical(&args.input)));
-    }
-    let outputs = [("-o", out), ("--csv", args.csv.as_deref()), ("--summary", args.summary.as_deref())];
-    for (flag, p) in outputs {
-        let Some(p) = p else { continue };
-        if let Ok(meta) = std::fs::metadata(p) {
-            if meta.is_dir() {
-                bail!("{flag} {}: is a directory; give a file path", p.display());
-            }
-            if !meta.is_file() {
-                bail!("{flag} {}: exists and is not a regular file (outputs are written to a temporary file and renamed; use `-o -` for standard output)", p.display());
-            }
-        }
-        let c = canonical(p);
-        if let Some((what, _)) = named.iter().find(|(_, q)| *q == c) {
-            bail!("{flag} {} would overwrite {what}", p.display());
-        }
-        named.push((flag, c.clone()));
-        named.push(("a temporary file", canonical(&output::partial_path(p))));
-    }
-    Ok(())
-}
-
 /// Runs `factpico score`. `matches` are the subcommand's parsed arguments (to tell which
 /// unit flags were given). Returns the process exit code.
 ///
@@ -256,7 +229,18 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     };
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     let out_path = (!to_stdout).then(|| args.output.clone().unwrap_or_else(|| default_output(&args.input)));
-    check_paths(args, out_path.as_deref())?;
+    // Everything the run reads is protected from its outputs: the input, and every file or
+    // directory the options name (model directories, --arcs, ...).
+    let options = args.scorer_options();
+    let named = output::paths_in_options(&serde_json::to_value(&options)?);
+    let mut inputs = vec![("the input".to_owned(), args.input.clone())];
+    for (key, path) in &named {
+        inputs.push((format!("an input of the run (option {key})"), path.clone()));
+    }
+    output::check_paths(
+        &inputs,
+        &[("-o", out_path.as_deref()), ("--csv", args.csv.as_deref()), ("--summary", args.summary.as_deref())],
+    )?;
     if to_stdout && args.resume {
         bail!("--resume needs an output file (-o FILE), not standard output");
     }
@@ -268,21 +252,34 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if args.dry_run {
         return dry_run(args, format);
     }
-    let scorer = Scorer::try_new(args.scorer_options())?;
+    if let Some(t) = args.sidecar_startup_timeout {
+        // Not part of the options: how long to wait for a start never changes a score.
+        factpico_nlp::sidecar::set_default_startup_timeout(t);
+    }
+    let scorer = Scorer::try_new(options)?;
     let extra_fields = args.extra_fields(&scorer.row_inputs())?;
-    // What a resumed run must share with the rows already written: the options and, per
-    // metric, its settings and model hashes (a model re-exported in place is a different model).
-    let fingerprint = output::resume_fingerprint(scorer.provenance());
-    let mut records = input::open(&args.input, format, &args.fields(extra_fields))?;
+    let fields = args.fields(extra_fields);
+    // Output schema 2: every row records how the input was read (provenance.input), including
+    // the fields of the metrics' per-row side inputs.
+    let input_provenance = input::input_provenance(format, &fields, &named)?;
+    let mut provenance = scorer.provenance().clone();
+    if let Some(p) = provenance.as_object_mut() {
+        p.insert("input".into(), input_provenance.clone());
+    }
+    // What a resumed run must share with the rows already written: the options, per metric
+    // its settings and model hashes (a model re-exported in place is a different model), and
+    // the input mapping and side-input contents.
+    let fingerprint = output::resume_fingerprint(&provenance);
+    let mut records = input::open(&args.input, format, &fields)?;
 
     let mut summary = Summary::new(scorer.summary_columns().into_iter().map(str::to_owned).collect());
     let mut csv = match &args.csv {
-        Some(p) => Some(CsvOut::new(p, scorer.columns())?),
+        Some(p) => Some(output::CsvOut::new(p, scorer.columns())?),
         None => None,
     };
     let mut ids = std::collections::HashSet::new();
     let mut duplicate_ids: (u64, Option<String>) = (0, None);
-    let mut count = |r: &Report, csv: &mut Option<CsvOut>, summary: &mut Summary| -> Result<()> {
+    let mut count = |r: &Report, csv: &mut Option<output::CsvOut>, summary: &mut Summary| -> Result<()> {
         if let Some(id) = &r.id {
             if !ids.insert(id.clone()) {
                 duplicate_ids.0 += 1;
@@ -299,12 +296,12 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     let (mut writer, skip) = match (&out_path, args.resume) {
         (Some(out), true) => {
             // Every row already written must be the scoring of the same input record.
-            let mut done: Vec<(Option<String>, Option<String>)> = Vec::new();
+            let mut done: Vec<(Option<String>, Option<String>, Option<String>)> = Vec::new();
             let (w, r) = AtomicJsonl::resume(out, &fingerprint, |rep| {
-                done.push((rep.id.clone(), rep.input_sha256.clone()));
+                done.push((rep.id.clone(), rep.input_sha256.clone(), rep.system.clone()));
                 count(rep, &mut csv, &mut summary)
             })?;
-            for (i, (id, hash)) in done.iter().enumerate() {
+            for (i, (id, hash, system)) in done.iter().enumerate() {
                 let n = i + 1;
                 match records.next() {
                     None => bail!("--resume: the partial output has more rows ({}) than the input; wrong input file?", done.len()),
@@ -314,6 +311,15 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                                 "--resume: input row {n} (id {}) is not the row already written as row {n} (id {}): a different input file, row order or field mapping; rerun without --resume",
                                 rec.id,
                                 id.as_deref().unwrap_or("none")
+                            );
+                        }
+                        if hash.is_some() && rec.system != *system {
+                            let show = |s: &Option<String>| s.as_deref().map_or_else(|| "none".to_owned(), |s| format!("`{s}`"));
+                            bail!(
+                                "--resume: input row {n} (id {}) has system {} but was written with system {}: the system values or --system-field changed; rerun without --resume",
+                                rec.id,
+                                show(&rec.system),
+                                show(system)
                             );
                         }
                     }
@@ -334,7 +340,16 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             }
             (w, r.rows_done)
         }
-        (Some(out), false) => (AtomicJsonl::create(out)?, 0),
+        (Some(out), false) => {
+            let (w, replaced) = AtomicJsonl::create(out)?;
+            if let (Some(bytes), false) = (replaced, args.quiet) {
+                eprintln!(
+                    "warning: replaced the partial output of an interrupted run ({bytes} bytes in {}); --resume continues such a run instead",
+                    output::partial_path(out).display()
+                );
+            }
+            (w, 0)
+        }
         (None, _) => (AtomicJsonl::stdout(), 0),
     };
 
@@ -345,7 +360,6 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     let progress = progress_bar(total, args.quiet);
     progress.set_position(skip);
 
-    let provenance = scorer.provenance().clone();
     let block = usize::try_from(args.block_size).unwrap_or(256);
     let keep_note = |rows: u64| match &out_path {
         Some(_) if rows == 0 => "; no row was scored before it".to_owned(),
@@ -354,17 +368,20 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         }
         None => String::new(),
     };
+    let mut first_skipped: Option<String> = None;
+    let mut explaining = args.explain;
     loop {
         let mut recs: Vec<Record> = records.by_ref().take(block).collect();
         if recs.is_empty() {
             break;
         }
         // --on-error fail: the rows before the first unreadable one are still scored and kept.
+        // An error after which the rest of the input cannot be read stops the run whatever
+        // --on-error says: a run that could not read all its input must not look complete.
         let mut unreadable = None;
-        if args.on_error == OnError::Fail {
-            if let Some(i) = recs.iter().position(Result::is_err) {
-                unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
-            }
+        let stops = |r: &Record| r.as_ref().err().is_some_and(|e| e.fatal || args.on_error == OnError::Fail);
+        if let Some(i) = recs.iter().position(stops) {
+            unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
         }
         let pairs: Vec<Pair<'_>> = recs
             .iter()
@@ -380,6 +397,9 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     rep.id = Some(row.id.clone());
                     rep.system = row.system.clone();
                     rep.input_sha256 = Some(input_sha256(&row.source, &row.summary, &row.extras));
+                    if let Some(p) = rep.provenance.as_object_mut() {
+                        p.insert("input".into(), input_provenance.clone());
+                    }
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             writer.write(&rep)?;
@@ -390,11 +410,14 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     }
                     rep
                 }
-                Err(e) => skipped_row(e, &provenance),
+                Err(e) => {
+                    first_skipped.get_or_insert_with(|| e.message.clone());
+                    skipped_row(e, &provenance)
+                }
             };
-            if args.explain {
+            if explaining {
                 let texts = rec.as_ref().ok().map(|r| factpico::explain::RowTexts { source: &r.source, summary: &r.summary });
-                progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
+                explaining = progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
             }
             writer.write(&report)?;
             count(&report, &mut csv, &mut summary)?;
@@ -403,7 +426,8 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         progress.inc(recs.len() as u64);
         if let Some(e) = unreadable {
             progress.abandon();
-            bail!("{} (row {}). Fix the input or pass --on-error skip{}", e.message, e.row, keep_note(summary.rows()));
+            let advice = if e.fatal { "Fix the input" } else { "Fix the input or pass --on-error skip" };
+            bail!("{} (row {}). {advice}{}", e.message, e.row, keep_note(summary.rows()));
         }
     }
     progress.finish_and_clear();
@@ -433,6 +457,14 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             eprintln!("warning: the input had no records");
         }
     }
+    if summary.skipped() > 0 {
+        // Visible even with -q: rows of the input are missing from the scores.
+        eprintln!(
+            "warning: {} input records could not be read and were skipped (recorded as skipped rows){}",
+            summary.skipped(),
+            first_skipped.map(|m| format!("; first: {m}")).unwrap_or_default()
+        );
+    }
     if duplicate_ids.0 > 0 {
         eprintln!(
             "warning: {} rows repeat an id seen before (first: {}); ids should be unique to join with ratings or diff",
@@ -443,8 +475,12 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if to_stdout {
         eprintln!("{table}");
     } else {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{table}")?;
+        let written = output::print_stdout(&format!("{table}\n"))
+            .context("cannot write the per-system table (the rows were written)")?;
+        if !written {
+            // Its reader closed standard output (`--explain | head`): the table is not lost.
+            eprintln!("standard output was closed; the per-system table:\n{table}");
+        }
     }
     if failures > 0 {
         for (name, r) in reports.iter().filter(|(_, r)| r.failures > 0) {
@@ -496,15 +532,23 @@ fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
     Ok(0)
 }
 
-/// Prints a row's explanation (each metric unit's rendering of its details) to stdout, or to
-/// stderr when stdout carries the rows (`-o -`).
-fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) {
+/// Prints a row's explanation (`--explain`: each metric unit's rendering of its details) to
+/// standard output, or to standard error when the rows go to standard output (`-o -`). Returns `false` when standard output can no longer be
+/// written (its reader closed it, as `| head` does, or a write failed): explaining stops
+/// with a warning, scoring goes on.
+fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) -> bool {
     let s = factpico::explain::render_text(r, texts);
     if to_stderr {
         eprint!("{s}");
-    } else {
-        print!("{s}");
+        return true;
     }
+    let why = match output::print_stdout(&s) {
+        Ok(true) => return true,
+        Ok(false) => "standard output was closed".to_owned(),
+        Err(e) => format!("{e:#}"),
+    };
+    eprintln!("warning: {why}: --explain stops printing explanations; scoring goes on");
+    false
 }
 
 fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
@@ -524,48 +568,6 @@ fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
         pb.set_style(s);
     }
     pb
-}
-
-/// CSV export of the scores (id, system, row, skipped, then every column), written atomically.
-struct CsvOut {
-    path: PathBuf,
-    tmp: PathBuf,
-    writer: csv::Writer<std::fs::File>,
-    columns: Vec<&'static str>,
-}
-
-impl CsvOut {
-    fn new(path: &Path, columns: Vec<&'static str>) -> Result<Self> {
-        output::ensure_parent(path)?;
-        let tmp = output::partial_path(path);
-        let mut writer = csv::Writer::from_path(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let mut header = vec!["row", "id", "system", "skipped"];
-        header.extend(columns.iter().copied());
-        writer.write_record(&header)?;
-        Ok(Self { path: path.to_owned(), tmp, writer, columns })
-    }
-
-    fn write(&mut self, r: &Report) -> Result<()> {
-        let mut rec = vec![
-            r.row.map(|n| n.to_string()).unwrap_or_default(),
-            r.id.clone().unwrap_or_default(),
-            r.system.clone().unwrap_or_default(),
-            r.skipped.clone().unwrap_or_default(),
-        ];
-        for c in &self.columns {
-            rec.push(r.score(c).map(|v| format!("{v}")).unwrap_or_default());
-        }
-        self.writer.write_record(&rec)?;
-        Ok(())
-    }
-
-    fn finish(mut self) -> Result<()> {
-        self.writer.flush()?;
-        drop(self.writer);
-        std::fs::rename(&self.tmp, &self.path)
-            .with_context(|| format!("cannot rename {} to {}", self.tmp.display(), self.path.display()))?;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

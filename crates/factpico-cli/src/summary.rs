@@ -45,10 +45,15 @@ struct SystemAcc {
 #[derive(Debug)]
 pub struct Summary {
     columns: Vec<String>,
-    systems: BTreeMap<String, SystemAcc>,
+    systems: BTreeMap<Key, SystemAcc>,
 }
 
-const ALL: &str = "(all)";
+/// A line of the table: a system (`None`: rows without one), then `(all)`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    System(Option<String>),
+    All,
+}
 
 impl Summary {
     /// A summary over `columns` (in display order).
@@ -56,13 +61,9 @@ impl Summary {
         Self { columns, systems: BTreeMap::new() }
     }
 
-    /// Adds one row (to its system and to `(all)`).
+    /// Adds one row (to its system, or to `(no system)`, and to `(all)`).
     pub fn add(&mut self, r: &Report) {
-        let keys: Vec<String> = match &r.system {
-            Some(s) => vec![s.clone(), ALL.to_owned()],
-            None => vec![ALL.to_owned()],
-        };
-        for k in keys {
+        for k in [Key::System(r.system.clone()), Key::All] {
             let acc = self.systems.entry(k).or_default();
             acc.rows += 1;
             if r.skipped.is_some() {
@@ -80,17 +81,18 @@ impl Summary {
 
     /// Rows seen (all systems).
     pub fn rows(&self) -> u64 {
-        self.systems.get(ALL).map_or(0, |a| a.rows)
+        self.systems.get(&Key::All).map_or(0, |a| a.rows)
     }
 
     /// Skipped rows seen (all systems).
     pub fn skipped(&self) -> u64 {
-        self.systems.get(ALL).map_or(0, |a| a.skipped)
+        self.systems.get(&Key::All).map_or(0, |a| a.skipped)
     }
 
     /// Renders the table as GitHub Markdown. Cells are `mean ± sd` over the non-null values
-    /// (sample sd, n − 1); "null values" counts null cells over the shown columns; rows
-    /// without a system count only in `(all)`. `|` in system names is escaped.
+    /// (sample sd, n − 1); "null values" counts null cells over the shown columns. Lines:
+    /// each system (sorted), `(no system)` for rows without one, then `(all)`. `|` in
+    /// system names is escaped.
     pub fn to_markdown(&self) -> String {
         let mut s = String::from("| system | rows |");
         for c in &self.columns {
@@ -101,13 +103,16 @@ impl Summary {
             s.push_str("---:|");
         }
         s.push_str("---:|---:|---:|\n");
-        let mut names: Vec<&String> = self.systems.keys().filter(|k| k.as_str() != ALL).collect();
-        if let Some((k, _)) = self.systems.get_key_value(ALL) {
-            names.push(k);
-        }
-        for name in names {
-            let acc = &self.systems[name];
-            let shown = name.replace('|', "\\|").replace(['\n', '\r'], " ");
+        // Systems sort first, then rows without a system, then (all).
+        let mut keys: Vec<&Key> = self.systems.keys().filter(|k| matches!(k, Key::System(Some(_)))).collect();
+        keys.extend(self.systems.keys().filter(|k| !matches!(k, Key::System(Some(_)))));
+        for key in keys {
+            let acc = &self.systems[key];
+            let shown = match key {
+                Key::System(Some(name)) => name.replace('|', "\\|").replace(['\n', '\r'], " "),
+                Key::System(None) => "(no system)".to_owned(),
+                Key::All => "(all)".to_owned(),
+            };
             s.push_str(&format!("| {shown} | {} |", acc.rows));
             let mut nulls = 0;
             for c in &self.columns {

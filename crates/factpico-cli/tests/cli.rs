@@ -4,50 +4,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
 
-/// The binary, run in a scratch directory: runs without `-o` write their default output
-/// (`<stem>.scores.jsonl` in the current directory) there, never into the source tree.
-fn bin() -> Command {
-    static SCRATCH: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    let cwd = SCRATCH.get_or_init(|| tempfile::tempdir().unwrap());
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(cwd.path());
-    c
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+mod support;
+use support::{big_input, bin, fixtures, rows, run, stderr, write, GOOD};
 
 /// Rows without provenance (identical across formats) for comparisons.
 fn scores_of(path: &Path) -> Vec<(Value, Value, Value)> {
     rows(path).into_iter().map(|r| (r["id"].clone(), r["scores"].clone(), r["nulls"].clone())).collect()
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
 }
 
 #[test]
@@ -72,7 +39,7 @@ fn main_job_on_bundled_fixtures() {
         let d = r["scores"]["delta_fkgl"].as_f64().unwrap();
         let (s, a) = (r["scores"]["fkgl_summary"].as_f64().unwrap(), r["scores"]["fkgl_source"].as_f64().unwrap());
         assert_eq!(d, s - a, "ΔFK must be summary − abstract");
-        assert_eq!(r["provenance"]["schema_version"], 1);
+        assert_eq!(r["provenance"]["schema_version"], factpico::SCHEMA_VERSION);
         assert!(r["provenance"]["engine"].as_str().unwrap().starts_with("factpico "));
         assert!(!r["sentences"]["summary"].as_array().unwrap().is_empty());
     }
@@ -108,9 +75,15 @@ fn all_formats_give_identical_scores() {
     let base = dir.path().join("base.jsonl");
     let o = run(&["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", base.to_str().unwrap(), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // The csv crate writes TSV with CSV-style quoting (multi-line texts are quoted), as pandas
+    // does: such files are read with --tsv-quotes (plain TSV keeps quotes literally).
     for input in [json, dir.path().join("in.csv"), dir.path().join("in.tsv")] {
         let out = dir.path().join(format!("{}.out.jsonl", input.file_name().unwrap().to_str().unwrap()));
-        let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+        let mut args = vec!["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"];
+        if input.extension().is_some_and(|e| e == "tsv") {
+            args.push("--tsv-quotes");
+        }
+        let o = run(&args);
         assert!(o.status.success(), "{}: {}", input.display(), stderr(&o));
         assert_eq!(scores_of(&out), scores_of(&base), "{}", input.display());
     }
@@ -130,8 +103,6 @@ fn fail_and_skip(dir: &Path, input: &Path, extra: &[&str]) -> (Output, Vec<Value
     assert!(skip.status.success(), "{}", stderr(&skip));
     (fail, rows(&out))
 }
-
-const GOOD: &str = r#"{"id":"a","source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped adults with pain."}"#;
 
 #[test]
 fn rows_before_an_unreadable_row_are_kept_and_resumable() {
@@ -341,18 +312,6 @@ fn derived_ids_match_sha256_prefix() {
     let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
     assert!(o.status.success());
     assert_eq!(rows(&out)[1]["id"], "row-2");
-}
-
-fn big_input(dir: &Path, n: usize) -> PathBuf {
-    let src: Vec<String> = std::fs::read_to_string(fixtures().join("pairs.jsonl")).unwrap().lines().map(str::to_owned).collect();
-    let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("big.jsonl")).unwrap());
-    for i in 0..n {
-        let mut v: Value = serde_json::from_str(&src[i % src.len()]).unwrap();
-        v["id"] = Value::String(format!("r{i}"));
-        writeln!(f, "{v}").unwrap();
-    }
-    f.flush().unwrap();
-    dir.join("big.jsonl")
 }
 
 #[test]

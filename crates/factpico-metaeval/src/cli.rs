@@ -32,8 +32,10 @@ pub enum FormatArg {
     Json,
     /// CSV with a header.
     Csv,
-    /// TSV with a header.
+    /// TSV with a header; cells literal, quotes included.
     Tsv,
+    /// TSV with CSV-style quoting (as pandas' to_csv(sep="\t") writes it).
+    TsvQuoted,
 }
 
 impl From<FormatArg> for Format {
@@ -43,6 +45,7 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Format::Json,
             FormatArg::Csv => Format::Csv,
             FormatArg::Tsv => Format::Tsv,
+            FormatArg::TsvQuoted => Format::TsvQuoted,
         }
     }
 }

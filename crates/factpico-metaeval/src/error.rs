@@ -39,6 +39,10 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// An output file could not be written, or was refused before writing (it would
+    /// overwrite an input, ...): see [`factpico_io::Error`].
+    #[error(transparent)]
+    Output(#[from] factpico_io::Error),
     /// The format of a file cannot be told from its extension.
     #[error("cannot tell the format of {path} from its extension (expected .jsonl, .ndjson, .json, .csv or .tsv)")]
     UnknownFormat {
@@ -106,7 +110,7 @@ pub enum Error {
         column: String,
     },
     /// The same join key occurs twice in one file.
-    #[error("{side} file {path}: duplicate id `{key}` (rows {first_row} and {row}); ids must be unique{hint}")]
+    #[error("{side} file {path}: duplicate id `{key}` ({place}); ids must be unique{hint}")]
     DuplicateId {
         /// Which input.
         side: Side,
@@ -118,6 +122,8 @@ pub enum Error {
         first_row: usize,
         /// 1-based row of the repetition.
         row: usize,
+        /// Where both are in the file (`lines 3 and 17`, `elements 3 and 17`).
+        place: String,
         /// Extra advice (e.g. to pass `--system-col`).
         hint: String,
     },

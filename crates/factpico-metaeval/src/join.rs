@@ -150,7 +150,7 @@ fn key_text(k: &Key) -> String {
 /// Keys of a table, checking for empty ids/systems and duplicates.
 fn keys(t: &Table, id_col: &str, sys_col: Option<&str>, sys_in_key: bool) -> Result<Vec<(Key, Option<String>)>> {
     t.require_column(id_col)?;
-    let mut seen: HashMap<Key, usize> = HashMap::with_capacity(t.rows.len());
+    let mut seen: HashMap<Key, &Row> = HashMap::with_capacity(t.rows.len());
     let mut out = Vec::with_capacity(t.rows.len());
     for r in &t.rows {
         let Some(id) = Table::key_cell(r, id_col) else {
@@ -171,7 +171,7 @@ fn keys(t: &Table, id_col: &str, sys_col: Option<&str>, sys_in_key: bool) -> Res
             None => None,
         };
         let key: Key = (id, if sys_in_key { system.clone() } else { None });
-        if let Some(&first_row) = seen.get(&key) {
+        if let Some(&first) = seen.get(&key) {
             let hint = if sys_in_key {
                 String::new()
             } else if sys_col.is_some() {
@@ -183,12 +183,13 @@ fn keys(t: &Table, id_col: &str, sys_col: Option<&str>, sys_in_key: bool) -> Res
                 side: t.side,
                 path: t.path.clone(),
                 key: key_text(&key),
-                first_row,
+                first_row: first.row,
                 row: r.row,
+                place: t.place(first, r),
                 hint,
             });
         }
-        seen.insert(key.clone(), r.row);
+        seen.insert(key.clone(), r);
         out.push((key, system));
     }
     Ok(out)

@@ -107,10 +107,16 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput> {
     };
     let markdown = render::markdown(&result);
     let mut written = Vec::new();
+    // Every output (tables and plots) is checked against the inputs and each other first.
+    let mut targets: Vec<PathBuf> = match &opts.out_dir {
+        Some(dir) => opts.formats.iter().map(|f| dir.join(format!("{}.{}", opts.stem, f.extension()))).collect(),
+        None => Vec::new(),
+    };
+    if let Some(p) = &opts.plots {
+        targets.extend(plot::planned_files(&result, p)?);
+    }
+    refuse_overwriting_inputs(&targets, &[&opts.scores, &opts.ratings])?;
     if let Some(dir) = &opts.out_dir {
-        let targets: Vec<PathBuf> =
-            opts.formats.iter().map(|f| dir.join(format!("{}.{}", opts.stem, f.extension()))).collect();
-        refuse_overwriting_inputs(&targets, &[&opts.scores, &opts.ratings])?;
         for &f in &opts.formats {
             let text = if f == OutputFormat::Md { markdown.clone() } else { render(&result, f)? };
             let path = dir.join(format!("{}.{}", opts.stem, f.extension()));
@@ -130,26 +136,17 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput> {
 /// # Errors
 /// [`Error::InvalidOption`] (`--out-dir/--name`) naming the clashing input.
 pub fn refuse_overwriting_inputs(targets: &[PathBuf], inputs: &[&Path]) -> Result<()> {
-    // An existing file resolves fully; a new one through its (existing) directory.
-    let resolve = |p: &Path| -> Option<PathBuf> {
-        std::fs::canonicalize(p).ok().or_else(|| {
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
-        })
-    };
+    // One guard for every factpico writer: same file through any path, symlink or hard link.
+    let mut guard = factpico_io::PathGuard::new();
+    for i in inputs {
+        guard.input("the input", i);
+    }
     for t in targets {
-        let Some(rt) = resolve(t) else { continue };
-        for i in inputs {
-            if resolve(i).is_some_and(|ri| ri == rt) {
-                return Err(Error::InvalidOption {
-                    option: "--out-dir/--name",
-                    message: format!(
-                        "the output {} would overwrite the input {}; choose another --name or --out-dir",
-                        t.display(),
-                        i.display()
-                    ),
-                });
-            }
+        if let Err(e) = guard.output(format!("the output {}", t.display()), t) {
+            return Err(Error::InvalidOption {
+                option: "--out-dir/--name/--plots",
+                message: format!("{e}; choose another --name, --out-dir or --plots"),
+            });
         }
     }
     Ok(())

@@ -407,21 +407,13 @@ macro_rules! render_both {
                 write_atomic(path, svg.as_bytes())?;
             }
             PlotFormat::Png => {
-                let dir = match path.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p,
-                    _ => Path::new("."),
-                };
-                std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create directory", dir, e))?;
-                let tmp = tempfile::Builder::new()
-                    .prefix(".factpico-plot-")
-                    .suffix(".png")
-                    .tempfile_in(dir)
-                    .map_err(|e| Error::io("cannot create a temporary file in", dir, e))?;
+                // The PNG encoder writes to a path: our fresh, exclusive temporary file.
+                let tmp = factpico_io::AtomicFile::create(path)?;
                 {
-                    let root = BitMapBackend::new(tmp.path(), $dims).into_drawing_area();
+                    let root = BitMapBackend::new(tmp.temp_path(), $dims).into_drawing_area();
                     $draw(&root, $fig).map_err(|e| plot_err(path, e))?;
                 }
-                tmp.persist(path).map_err(|e| Error::io("cannot rename a temporary file onto", path, e.error))?;
+                tmp.commit()?;
             }
         }
         Ok(())
@@ -446,6 +438,59 @@ pub fn distribution(joined: &Joined, result: &MetaEvalResult, aspect: &str, path
     render_both!(path, format, size(fig.panels.len()), draw_dist, &fig)
 }
 
+/// The files [`draw_all`] would write (to check them before anything is written).
+///
+/// # Errors
+/// As [`draw_all`], before drawing.
+pub fn planned_files(result: &MetaEvalResult, opts: &PlotOptions) -> Result<Vec<PathBuf>> {
+    let aspects = opts.aspects.clone().unwrap_or_else(|| result.aspects.clone());
+    let stems = file_stems(&aspects)?;
+    let mut out = Vec::new();
+    for stem in &stems {
+        for &f in &opts.formats {
+            out.push(opts.dir.join(format!("scatter_{stem}.{}", f.extension())));
+            out.push(opts.dir.join(format!("distribution_{stem}.{}", f.extension())));
+        }
+    }
+    Ok(out)
+}
+
+/// The file-name stem of each aspect's plots: the aspect itself when it is made of ASCII
+/// letters, digits, `-` and `_`; otherwise those characters kept, the others replaced by
+/// `_`, and `-` plus 8 hex digits of the aspect's FNV-1a hash appended, so that different
+/// aspects (`a/b`, `a_b`) never share a file. Stems that still collide (also ignoring case,
+/// for case-insensitive filesystems) are an error rather than an overwrite.
+///
+/// # Errors
+/// [`Error::InvalidOption`] naming the two aspects.
+pub fn file_stems(aspects: &[String]) -> Result<Vec<String>> {
+    let fnv = |s: &str| s.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    let stems: Vec<String> = aspects
+        .iter()
+        .map(|a| {
+            let safe: String =
+                a.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+            if safe == *a && !safe.is_empty() {
+                safe
+            } else {
+                format!("{safe}-{:08x}", fnv(a))
+            }
+        })
+        .collect();
+    let mut seen: std::collections::HashMap<String, &String> = std::collections::HashMap::new();
+    for (a, stem) in aspects.iter().zip(&stems) {
+        if let Some(other) = seen.insert(stem.to_lowercase(), a) {
+            if other != a {
+                return Err(Error::InvalidOption {
+                    option: "--plot-aspects",
+                    message: format!("the plots of aspects `{other}` and `{a}` would have the same file name ({stem}); rename one"),
+                });
+            }
+        }
+    }
+    Ok(stems)
+}
+
 /// Draws `scatter_<aspect>` and `distribution_<aspect>` in every format of
 /// `opts` for every plotted aspect; returns the files written.
 ///
@@ -454,7 +499,6 @@ pub fn distribution(joined: &Joined, result: &MetaEvalResult, aspect: &str, path
 /// [`Error::Plot`], [`Error::Io`].
 pub fn draw_all(joined: &Joined, result: &MetaEvalResult, opts: &PlotOptions) -> Result<Vec<PathBuf>> {
     let aspects = opts.aspects.clone().unwrap_or_else(|| result.aspects.clone());
-    let mut written = Vec::new();
     for aspect in &aspects {
         if !result.aspects.contains(aspect) {
             return Err(Error::InvalidOption {
@@ -462,8 +506,10 @@ pub fn draw_all(joined: &Joined, result: &MetaEvalResult, opts: &PlotOptions) ->
                 message: format!("`{aspect}` is not one of the evaluated aspects ({})", result.aspects.join(", ")),
             });
         }
-        let safe: String =
-            aspect.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    }
+    let stems = file_stems(&aspects)?;
+    let mut written = Vec::new();
+    for (aspect, safe) in aspects.iter().zip(&stems) {
         for &f in &opts.formats {
             let p = opts.dir.join(format!("scatter_{safe}.{}", f.extension()));
             scatter(joined, result, aspect, &p, f, opts.seed)?;

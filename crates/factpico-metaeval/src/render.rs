@@ -2,7 +2,6 @@
 //! file output.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 use factpico_stats::{ConfidenceInterval, Level};
@@ -80,25 +79,13 @@ pub fn render(result: &MetaEvalResult, format: OutputFormat) -> Result<String> {
     }
 }
 
-/// Writes `contents` to `path` atomically: a temporary file in the same
-/// directory, flushed and synced, then renamed over `path`.
+/// Writes `contents` to `path` atomically ([`factpico_io::write_atomic`]: a fresh temporary
+/// file in the same directory, created exclusively, synced, then renamed over `path`).
 ///
 /// # Errors
-/// [`Error::Io`].
+/// [`Error::Output`].
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create directory", dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".factpico-metaeval-")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io("cannot create a temporary file in", dir, e))?;
-    tmp.write_all(contents).map_err(|e| Error::io("cannot write", tmp.path(), e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io("cannot sync", tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io("cannot rename a temporary file onto", path, e.error))?;
-    Ok(())
+    Ok(factpico_io::write_atomic(path, contents)?)
 }
 
 /// A number with 3 decimals (`—` for a null; never `-0.000`).

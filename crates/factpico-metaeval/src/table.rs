@@ -8,8 +8,12 @@
 //!   and a row without an id (unreadable input) is counted and dropped. Any
 //!   other object is a flat row whose scalar fields are the columns.
 //! * **JSON** (`.json`): an array of such objects.
-//! * **CSV** / **TSV** (`.csv`, `.tsv`): a header line, then one row per record
-//!   (quoted fields may contain newlines).
+//! * **CSV** / **TSV** (`.csv`, `.tsv`): a header line, then one row per record, read
+//!   by the same rules as `factpico score`'s input ([`factpico_io::delimited`]): CSV
+//!   quoting is RFC 4180 (quoted fields may contain newlines; a quote that is never closed
+//!   or is followed by text is an error naming the lines); TSV cells are literal, quotes
+//!   included ([`Format::TsvQuoted`] reads CSV-style quoting); a header name used twice is
+//!   refused.
 //!
 //! Numeric cells: JSON numbers, or strings that parse as `f64`. Missing:
 //! JSON `null`, and the strings `""`, `NA`, `N/A`, `NaN`, `nan`, `null`,
@@ -19,6 +23,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use factpico_io::delimited::{self, lines_text, LineCounter};
 use serde_json::Value;
 
 use crate::error::{Error, Result, Side};
@@ -33,8 +38,13 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header.
     Csv,
-    /// Tab-separated values with a header.
+    /// Tab-separated values with a header; cells are literal, quotes included (as
+    /// `factpico score` reads TSV).
     Tsv,
+    /// Tab-separated values with CSV-style quoting (quoted cells may hold tabs and line
+    /// breaks, `""` is a quote), as pandas' `to_csv(sep="\t")` writes them (`factpico score
+    /// --tsv-quotes`). Never inferred from the extension.
+    TsvQuoted,
 }
 
 impl Format {
@@ -54,8 +64,12 @@ impl Format {
 /// One data row.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Row {
-    /// 1-based data row number in the file (header excluded).
+    /// 1-based data row number in the file (header excluded), or a factpico row's `row`
+    /// field (its record number in the scored input).
     pub row: usize,
+    /// Where the row is in this file, for messages: its 1-based line (JSONL, CSV, TSV; the
+    /// line where the record starts) or element number (JSON array, see [`Table::place`]).
+    pub line: usize,
     /// Column → cell (CSV cells are JSON strings).
     pub cells: BTreeMap<String, Value>,
     /// Column → reason for a documented null (factpico rows only).
@@ -77,6 +91,8 @@ pub struct Table {
     pub columns: Vec<String>,
     /// The data rows, in file order.
     pub rows: Vec<Row>,
+    /// Rows are numbered by JSON-array element, not by line.
+    pub elements: bool,
     /// factpico rows dropped because they had no id (unreadable input):
     /// `(row, reason)`.
     pub dropped: Vec<(usize, String)>,
@@ -105,6 +121,7 @@ impl Table {
     /// As [`Table::load`], less the I/O errors.
     pub fn parse(text: &str, path: &Path, side: Side, format: Format) -> Result<Table> {
         let mut t = Table {
+            elements: format == Format::Json,
             path: path.to_owned(),
             side,
             factpico: false,
@@ -113,8 +130,9 @@ impl Table {
             dropped: Vec::new(),
         };
         match format {
-            Format::Csv => t.read_delimited(text, b',')?,
-            Format::Tsv => t.read_delimited(text, b'\t')?,
+            Format::Csv => t.read_delimited(text, b',', true)?,
+            Format::Tsv => t.read_delimited(text, b'\t', false)?,
+            Format::TsvQuoted => t.read_delimited(text, b'\t', true)?,
             Format::Jsonl => {
                 let mut n = 0;
                 for (i, line) in text.lines().enumerate() {
@@ -160,25 +178,70 @@ impl Table {
         }
     }
 
-    fn read_delimited(&mut self, text: &str, delimiter: u8) -> Result<()> {
-        let csv_err = |e: csv::Error| Error::Csv { path: self.path.clone(), message: e.to_string() };
+    /// CSV / TSV rows, read by the rules of `factpico score`'s input
+    /// ([`factpico_io::delimited`]): `quoting` off reads TSV cells literally; a quote never
+    /// closed, text after a closing quote and a repeated header name are errors naming the
+    /// lines or columns.
+    fn read_delimited(&mut self, text: &str, delimiter: u8, quoting: bool) -> Result<()> {
+        let path = self.path.clone();
+        let err = |message: String| Error::Csv { path: path.clone(), message };
         let mut rdr = csv::ReaderBuilder::new()
             .delimiter(delimiter)
+            .quoting(quoting)
             .flexible(false)
             .from_reader(text.as_bytes());
-        let headers: Vec<String> = rdr.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_owned()).collect();
+        let headers: Vec<String> =
+            rdr.headers().map_err(|e| err(e.to_string()))?.iter().map(|h| h.trim().to_owned()).collect();
+        for (i, h) in headers.iter().enumerate() {
+            let at: Vec<usize> = headers.iter().enumerate().filter(|(_, g)| *g == h).map(|(j, _)| j + 1).collect();
+            if at.len() > 1 && at[0] == i + 1 {
+                return Err(err(delimited::duplicate_column(h, &at)));
+            }
+        }
         for h in &headers {
             self.see(h);
         }
+        let bytes = text.as_bytes();
+        let offset = |p: &csv::Position| usize::try_from(p.byte()).unwrap_or(usize::MAX).min(bytes.len());
+        let mut lines = LineCounter::new();
+        let mut start = offset(rdr.position());
+        for &b in &bytes[..start] {
+            lines.push(b);
+        }
+        let hint = if delimiter == b'\t' { ", or read the file's quotes literally (format tsv)" } else { "" };
         let mut rows = Vec::new();
-        for (i, rec) in rdr.records().enumerate() {
-            let rec = rec.map_err(|e| Error::Csv { path: self.path.clone(), message: e.to_string() })?;
-            let cells = headers
-                .iter()
-                .zip(rec.iter())
-                .map(|(h, v)| (h.clone(), Value::String(v.to_owned())))
-                .collect();
-            rows.push(Row { row: i + 1, cells, ..Row::default() });
+        let mut rec = csv::StringRecord::new();
+        for n in 1u64.. {
+            let res = rdr.read_record(&mut rec);
+            let end = offset(rdr.position());
+            let raw = &bytes[start..end.max(start)];
+            start = end.max(start);
+            if matches!(res, Ok(false)) {
+                break;
+            }
+            let (first, last, problem) = delimited::scan_record(raw, delimiter, quoting, &mut lines);
+            let at = lines_text(first, last);
+            if let Some(p) = problem {
+                return Err(err(p.describe(n, &at, hint)));
+            }
+            if let Err(e) = res {
+                let literal = if !quoting && raw.contains(&b'"') {
+                    " (TSV cells are read literally; if this file quotes its cells CSV-style, as pandas' \
+                     to_csv(sep='\\t') does, read it as tsv_quoted: --ratings-format / --scores-format tsv-quoted)"
+                } else {
+                    ""
+                };
+                let what = match e.kind() {
+                    csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+                        format!("found {len} fields, but the header has {expected_len}")
+                    }
+                    _ => e.to_string(),
+                };
+                return Err(err(format!("record {n} ({at}): {what}{literal}")));
+            }
+            let cells = headers.iter().zip(rec.iter()).map(|(h, v)| (h.clone(), Value::String(v.to_owned()))).collect();
+            let row = usize::try_from(n).unwrap_or(usize::MAX);
+            rows.push(Row { row, line: usize::try_from(first).unwrap_or(usize::MAX), cells, ..Row::default() });
         }
         self.rows = rows;
         Ok(())
@@ -192,7 +255,7 @@ impl Table {
                 message: format!("row {row}: expected a JSON object"),
             });
         };
-        let mut r = Row { row, ..Row::default() };
+        let mut r = Row { row, line: if line == 0 { row } else { line }, ..Row::default() };
         if let Some(Value::Object(scores)) = obj.get("scores") {
             self.factpico = true;
             for key in ["row", "id", "system"] {
@@ -229,6 +292,13 @@ impl Table {
         }
         self.rows.push(r);
         Ok(())
+    }
+
+    /// Names the places of two rows in this file for messages: `lines 3 and 17` (JSONL, CSV,
+    /// TSV) or `elements 3 and 17` (JSON array).
+    pub fn place(&self, a: &Row, b: &Row) -> String {
+        let unit = if self.elements { "elements" } else { "lines" };
+        format!("{unit} {} and {}", a.line, b.line)
     }
 
     /// True when the column occurs in the file.

@@ -12,6 +12,10 @@
 //!   failure is [`Error::Sidecar`] with the exit status and the tail of its stderr.
 //! * Shutdown ([`SpacySidecar::shutdown`], also on `Drop`): close stdin, wait up to
 //!   [`SidecarConfig::shutdown_timeout`], then kill.
+//! * Start-up: the ready line must come within [`SidecarConfig::startup_timeout`]
+//!   ([`default_startup_timeout`]: 120 s unless `--sidecar-startup-timeout` or
+//!   `$FACTPICO_SIDECAR_STARTUP_TIMEOUT` says otherwise); a start that fails fails every
+//!   later request of that sidecar at once, naming the time waited.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -67,8 +71,57 @@ pub fn venv_python(venv: &Path) -> PathBuf {
     }
 }
 
+/// Environment variable: the sidecar's start-up timeout in seconds (a positive number, e.g.
+/// `30` or `2.5`), read by [`SidecarConfig::default`]. `factpico score
+/// --sidecar-startup-timeout SECS` sets the same (it validates the variable too; the library
+/// ignores a value that is not a positive number of seconds and keeps the default).
+pub const STARTUP_TIMEOUT_ENV: &str = "FACTPICO_SIDECAR_STARTUP_TIMEOUT";
+
+/// Start-up timeout when neither [`set_default_startup_timeout`] nor
+/// [`STARTUP_TIMEOUT_ENV`] says otherwise: spaCy's import and model load take seconds on an
+/// idle machine, but much longer on a loaded one or a cold disk.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Process-wide start-up timeout in nanoseconds (0: not set).
+static STARTUP_TIMEOUT_NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the start-up timeout of every sidecar configured with [`SidecarConfig::default`]
+/// from now on in this process (the metrics start their sidecars that way: DAE's parser, the
+/// QA metrics' answer selection). Takes precedence over [`STARTUP_TIMEOUT_ENV`].
+pub fn set_default_startup_timeout(timeout: Duration) {
+    let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX).max(1);
+    STARTUP_TIMEOUT_NANOS.store(nanos, Ordering::Relaxed);
+}
+
+/// The start-up timeout [`SidecarConfig::default`] uses: [`set_default_startup_timeout`],
+/// else [`STARTUP_TIMEOUT_ENV`] when it holds a positive number of seconds, else
+/// [`DEFAULT_STARTUP_TIMEOUT`].
+pub fn default_startup_timeout() -> Duration {
+    match STARTUP_TIMEOUT_NANOS.load(Ordering::Relaxed) {
+        0 => std::env::var(STARTUP_TIMEOUT_ENV)
+            .ok()
+            .and_then(|v| parse_timeout_secs(&v).ok())
+            .unwrap_or(DEFAULT_STARTUP_TIMEOUT),
+        n => Duration::from_nanos(n),
+    }
+}
+
+/// Parses a timeout given in seconds (`"30"`, `"2.5"`).
+///
+/// # Errors
+/// The text is not a finite number greater than zero (a message naming the value).
+pub fn parse_timeout_secs(text: &str) -> std::result::Result<Duration, String> {
+    let bad = || format!("expected a positive number of seconds (e.g. 30 or 2.5), got `{text}`");
+    let secs: f64 = text.trim().parse().map_err(|_| bad())?;
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(bad());
+    }
+    Duration::try_from_secs_f64(secs).map_err(|_| bad())
+}
+
 /// Sidecar settings. `Default`: interpreter discovered as in the module docs, batches of 64
-/// texts, 300 s per request, 120 s to start, 5 s to shut down.
+/// texts, 300 s per request, [`default_startup_timeout`] to start (120 s unless set), 5 s to
+/// shut down.
 #[derive(Debug, Clone)]
 pub struct SidecarConfig {
     /// Interpreter to use (overrides `$FACTPICO_SIDECAR_PYTHON` and the default venv).
@@ -77,7 +130,11 @@ pub struct SidecarConfig {
     pub batch_size: usize,
     /// Longest wait for one response.
     pub request_timeout: Duration,
-    /// Longest wait for the ready line after starting (spaCy import + model load).
+    /// Longest wait for the ready line after starting (spaCy import + model load; default
+    /// [`default_startup_timeout`]: `--sidecar-startup-timeout`, [`STARTUP_TIMEOUT_ENV`] or
+    /// 120 s). A start
+    /// that fails (timeout, missing interpreter or model) fails every later request of this
+    /// sidecar at once, without a new attempt: the cause does not go away between rows.
     pub startup_timeout: Duration,
     /// Wait after closing stdin before killing the process.
     pub shutdown_timeout: Duration,
@@ -92,7 +149,7 @@ impl Default for SidecarConfig {
             python: None,
             batch_size: 64,
             request_timeout: Duration::from_secs(300),
-            startup_timeout: Duration::from_secs(120),
+            startup_timeout: default_startup_timeout(),
             shutdown_timeout: Duration::from_secs(5),
             env: Vec::new(),
         }
@@ -125,6 +182,9 @@ pub struct SpacySidecar {
     info: Mutex<Option<SidecarInfo>>,
     next_id: AtomicU64,
     restarts: AtomicU64,
+    /// Why the process could not be started, once it failed to: later requests fail at once
+    /// with it instead of waiting for the start-up timeout again (once per row).
+    start_failure: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for SpacySidecar {
@@ -205,6 +265,7 @@ impl SpacySidecar {
             info: Mutex::new(None),
             next_id: AtomicU64::new(1),
             restarts: AtomicU64::new(0),
+            start_failure: Mutex::new(None),
         }
     }
 
@@ -261,8 +322,24 @@ impl SpacySidecar {
         self.proc_.lock().is_ok_and(|g| g.is_some())
     }
 
+    /// Starts the process, or fails at once when an earlier start failed (see
+    /// `start_failure`); a failure is recorded.
     fn spawn(&self) -> Result<Proc> {
+        if let Some(why) = self.start_failure.lock().ok().and_then(|g| g.clone()) {
+            return Err(Error::Sidecar(format!("the spaCy sidecar did not start earlier in this run, not retried: {why}")));
+        }
+        let res = self.spawn_once();
+        if let Err(e) = &res {
+            if let Ok(mut g) = self.start_failure.lock() {
+                *g = Some(e.to_string());
+            }
+        }
+        res
+    }
+
+    fn spawn_once(&self) -> Result<Proc> {
         let python = self.resolve_python()?;
+        let started = Instant::now();
         let mut cmd = Command::new(&python);
         cmd.arg("-u")
             .arg("-c")
@@ -313,9 +390,15 @@ impl SpacySidecar {
         let hello = match p.lines.recv_timeout(self.cfg.startup_timeout) {
             Ok(l) => l,
             Err(e) => {
+                let waited = started.elapsed().as_secs_f64();
                 let why = match e {
-                    RecvTimeoutError::Timeout => format!("no ready line within {:?}", self.cfg.startup_timeout),
-                    RecvTimeoutError::Disconnected => "process exited before reporting ready".to_owned(),
+                    RecvTimeoutError::Timeout => format!(
+                        "did not start: no ready line after {waited:.1} s (start-up timeout {:.1} s)",
+                        self.cfg.startup_timeout.as_secs_f64()
+                    ),
+                    RecvTimeoutError::Disconnected => {
+                        format!("did not start: the process exited after {waited:.1} s before reporting ready")
+                    }
                 };
                 let detail = p.death_report();
                 p.kill();

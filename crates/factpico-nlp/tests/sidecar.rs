@@ -136,3 +136,35 @@ fn python_missing_is_a_clear_error() {
     assert!(msg.contains("/nonexistent/factpico/python3") && msg.contains("cargo xtask sidecar"), "{msg}");
     assert!(!sc.is_running());
 }
+
+/// Issue 10, defect 8: a sidecar that never becomes ready stalled the run for the start-up
+/// timeout once per row (~120 s × 256 rows). The start fails once, clearly, with the real
+/// elapsed time; later requests fail at once with the same cause. Needs no Python: the
+/// "interpreter" is a script that never answers.
+#[cfg(unix)]
+#[test]
+fn a_sidecar_that_never_becomes_ready_fails_once_with_the_elapsed_time() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("python");
+    std::fs::write(&fake, "#!/bin/sh\nexec sleep 60\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sc = SpacySidecar::new(SidecarConfig {
+        python: Some(fake),
+        startup_timeout: Duration::from_millis(1500),
+        ..SidecarConfig::default()
+    });
+    let docs = [Doc { id: "a", text: "It worked." }];
+    let t = Instant::now();
+    let first = sc.parse(&docs, ParseMode::Full).unwrap_err().to_string();
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(1400) && took < Duration::from_secs(10), "{took:?}");
+    assert!(first.contains("1.5 s"), "the message gives the time waited: {first}");
+    for _ in 0..3 {
+        let t = Instant::now();
+        let again = sc.parse(&docs, ParseMode::Full).unwrap_err().to_string();
+        assert!(t.elapsed() < Duration::from_millis(300), "a later request waited again: {:?}", t.elapsed());
+        assert!(again.contains("did not start"), "{again}");
+    }
+}

@@ -113,6 +113,58 @@ pub struct RougeLScores {
     pub rouge_lsum: Score,
 }
 
+/// Default bound of [`RougeL::score_bounded`]: the largest ROUGE-Lsum LCS table, in cells,
+/// that factpico allocates for one (target sentence, prediction sentence) pair:
+/// 25,000,000 cells, 100 MB (the `rougers` table stores one `u32` per cell, and rouge-score's
+/// backtracking tie rule needs the whole table). Sentences of 5,000 × 5,000 tokens fit;
+/// real abstracts and summaries are two to four orders of magnitude below it. Measured peak
+/// RSS of one single-line pair of N + N words, unbounded (`/usr/bin/time -v cargo run
+/// --release -p factpico-rouge --example lsum_memory -- N`, 2-core machine under load):
+/// N = 2,000: 18 MB (0.07 s); 5,000: 100 MB (0.55 s); 10,000: 393 MB (2.3 s); 20,000:
+/// 1.57 GB (9.4 s); 30,000: 3.52 GB (21 s) — 4 bytes per cell, and quadratic time too.
+/// With the bound, 170,000 + 170,000 words (which aborted the process on a failed 115 GB
+/// allocation) peak at 44 MB (ROUGE-L only, 6 s). With one row per rayon thread in flight,
+/// the bound caps ROUGE-Lsum's table at 100 MB per thread.
+pub const LSUM_MAX_CELLS: u64 = 25_000_000;
+
+/// Why [`RougeL::score_bounded`] did not compute ROUGE-Lsum: its LCS table would exceed the
+/// bound. Display: a reason for a documented null.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LsumTooLarge {
+    /// Tokens of the longest target (abstract) sentence.
+    pub target_tokens: usize,
+    /// Tokens of the longest prediction (summary) sentence.
+    pub prediction_tokens: usize,
+    /// Cells of the largest table, `(target_tokens + 1) × (prediction_tokens + 1)`.
+    pub cells: u64,
+    /// The bound it exceeds.
+    pub max_cells: u64,
+}
+
+impl std::fmt::Display for LsumTooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ROUGE-Lsum not computed: its LCS table for the longest sentences ({} × {} tokens) would have {} cells, \
+             above the limit of {} cells ({} MB); split the texts into lines (\\n) to score it",
+            self.target_tokens,
+            self.prediction_tokens,
+            self.cells,
+            self.max_cells,
+            self.max_cells * 4 / 1_000_000
+        )
+    }
+}
+
+/// [`RougeL::score_bounded`]'s result: ROUGE-L always, ROUGE-Lsum when its table fits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoundedScores {
+    /// `rougeL`, as [`RougeLScores::rouge_l`] (linear memory, always computed).
+    pub rouge_l: Score,
+    /// `rougeLsum`, or why it was not computed.
+    pub rouge_lsum: Result<Score, LsumTooLarge>,
+}
+
 /// One text tokenized for scoring: its tokens (for ROUGE-L) and its sentences' tokens
 /// (for ROUGE-Lsum). Build it with [`RougeL::tokenize_text`] or
 /// [`RougeL::tokenize_sentences`] to reuse one side (e.g. an abstract scored against
@@ -145,6 +197,8 @@ impl TokenizedText {
 pub struct RougeL {
     options: RougeOptions,
     scorer: RougeScorer,
+    /// rougeL alone (for pairs whose rougeLsum table is too large).
+    scorer_l: RougeScorer,
     tokenizer: Tokenizer,
 }
 
@@ -152,15 +206,15 @@ impl RougeL {
     /// Builds a scorer with the given options.
     pub fn new(options: RougeOptions) -> Self {
         let tokenizer = Tokenizer::new(options.use_stemmer);
-        let scorer =
-            match RougeScorer::with_tokenizer(vec![RougeType::L, RougeType::LSum], tokenizer) {
-                Ok(scorer) => scorer,
-                // `with_tokenizer` only rejects n-gram sizes outside 1..=9; L and LSum are always valid.
-                Err(e) => unreachable!("rougers rejected rougeL/rougeLsum: {e}"),
-            };
+        let build = |types: Vec<RougeType>| match RougeScorer::with_tokenizer(types, tokenizer) {
+            Ok(scorer) => scorer,
+            // `with_tokenizer` only rejects n-gram sizes outside 1..=9; L and LSum are always valid.
+            Err(e) => unreachable!("rougers rejected rougeL/rougeLsum: {e}"),
+        };
         Self {
             options,
-            scorer,
+            scorer: build(vec![RougeType::L, RougeType::LSum]),
+            scorer_l: build(vec![RougeType::L]),
             tokenizer,
         }
     }
@@ -195,6 +249,28 @@ impl RougeL {
             &self.tokenize_sentences(target_sentences),
             &self.tokenize_sentences(prediction_sentences),
         )
+    }
+
+    /// As [`Self::score`], but ROUGE-Lsum is computed only when its largest LCS table (one
+    /// per target sentence × prediction sentence, `(a + 1) × (b + 1)` cells of 4 bytes) has
+    /// at most `max_cells` cells ([`LSUM_MAX_CELLS`] is factpico's bound): its memory grows
+    /// with the product of the sentence lengths, and an oversized pair would abort the
+    /// process on a failed allocation. ROUGE-L is always computed (linear memory).
+    /// Values are those of [`Self::score`] whenever ROUGE-Lsum is computed.
+    pub fn score_bounded(&self, target: &str, prediction: &str, max_cells: u64) -> BoundedScores {
+        let (t, p) = (self.tokenize_text(target), self.tokenize_text(prediction));
+        let longest = |x: &TokenizedText| x.sentences().iter().map(Vec::len).max().unwrap_or(0);
+        let (a, b) = (longest(&t), longest(&p));
+        let cells = (a as u64 + 1).saturating_mul(b as u64 + 1);
+        if cells <= max_cells {
+            let s = self.score_tokenized(&t, &p);
+            return BoundedScores { rouge_l: s.rouge_l, rouge_lsum: Ok(s.rouge_lsum) };
+        }
+        let s = collect(self.scorer_l.score_documents(&t.doc, &p.doc));
+        BoundedScores {
+            rouge_l: s.rouge_l,
+            rouge_lsum: Err(LsumTooLarge { target_tokens: a, prediction_tokens: b, cells, max_cells }),
+        }
     }
 
     /// Tokenizes one text, with its non-empty `"\n"`-separated lines as sentences.
@@ -253,6 +329,25 @@ fn collect(scores: rougers::Scores) -> RougeLScores {
 /// ```
 pub fn tokenize(text: &str, stem: bool) -> Vec<String> {
     Tokenizer::new(stem).tokenize(text)
+}
+
+/// The fraction of `text`'s letters and digits (Unicode `char::is_alphanumeric`) that
+/// rouge-score's tokenizer drops because they are not ASCII `[a-z0-9]` after lowercasing
+/// (non-Latin scripts, accented letters): `0.0` for plain English, `1.0` for Japanese or
+/// Greek; `0.0` for a text without letters or digits. Above one half, ROUGE compares
+/// little of the text (identical Japanese texts score 0.0, as in the reference).
+///
+/// ```
+/// assert_eq!(factpico_rouge::dropped_fraction("Aspirin helped 40 adults."), 0.0);
+/// assert_eq!(factpico_rouge::dropped_fraction("患者は薬を服用した。"), 1.0);
+/// ```
+pub fn dropped_fraction(text: &str) -> f64 {
+    let alnum = text.chars().filter(|c| c.is_alphanumeric()).count();
+    if alnum == 0 {
+        return 0.0;
+    }
+    let kept: usize = tokenize(text, false).iter().map(String::len).sum();
+    alnum.saturating_sub(kept) as f64 / alnum as f64
 }
 
 /// rouge-score's `scoring.fmeasure`: `2 * p * r / (p + r)` if `p + r > 0`, else `0.0`
@@ -471,6 +566,22 @@ mod tests {
         assert_eq!(v["rouge_lsum"]["recall"], 0.5);
         let back: RougeLScores = serde_json::from_value(v).unwrap();
         assert_eq!(back, s);
+    }
+
+    #[test]
+    fn bounded_scores_equal_unbounded_below_the_bound_and_skip_lsum_above() {
+        let scorer = RougeL::new(RougeOptions::default());
+        let t = "The trial enrolled 120 adults.\nMost had mild asthma.\nThe inhaler improved symptoms.";
+        let p = "Most adults had mild asthma.\nThe trial enrolled 120 of them.";
+        let full = scorer.score(t, p);
+        let b = scorer.score_bounded(t, p, LSUM_MAX_CELLS);
+        assert_eq!((b.rouge_l, b.rouge_lsum), (full.rouge_l, Ok(full.rouge_lsum)));
+        // Longest sentences: 5 and 6 tokens -> 6 x 7 = 42 cells.
+        assert!(scorer.score_bounded(t, p, 42).rouge_lsum.is_ok());
+        let e = scorer.score_bounded(t, p, 41).rouge_lsum.unwrap_err();
+        assert_eq!((e.target_tokens, e.prediction_tokens, e.cells), (5, 6, 42));
+        assert!(e.to_string().contains("42 cells"), "{e}");
+        assert_eq!(scorer.score_bounded(t, p, 41).rouge_l, full.rouge_l);
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub use explain::ExplainBlock;
 pub use metric::{
     column_info, metric_info, registry, ColumnInfo, Direction, Extras, Metric, MetricInfo, MetricOutput, Pair, RowInput,
     RunReport,
+    Texts,
 };
 pub use report::{Report, Sentences, Warning, SCHEMA_VERSION};
 pub use scorer::{Scorer, ScorerBuilder};

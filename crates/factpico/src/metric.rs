@@ -26,6 +26,20 @@ pub enum Direction {
     LowerIsBetter,
 }
 
+/// Which of the two texts a column's value depends on. A column of one text (e.g.
+/// `fkgl_summary`) is computed even when the other text is empty; a column of both is a
+/// documented null when either is (see [`crate::Scorer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Texts {
+    /// Needs the abstract and the summary (ROUGE, ΔFK, every factuality metric).
+    Both,
+    /// The abstract (source) alone (e.g. `fkgl_source`).
+    Source,
+    /// The summary alone (e.g. `fkgl_summary`).
+    Summary,
+}
+
 /// Description of one output column of a metric. Build it with [`ColumnInfo::new`].
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
@@ -42,12 +56,15 @@ pub struct ColumnInfo {
     pub direction: Direction,
     /// The headline column of its metric (shown in the per-system summary table).
     pub primary: bool,
+    /// The texts its value depends on (default [`Texts::Both`]).
+    pub texts: Texts,
 }
 
 impl ColumnInfo {
-    /// An unbounded, non-primary column (`const`, for `static` registry entries).
+    /// An unbounded, non-primary column of both texts (`const`, for `static` registry
+    /// entries).
     pub const fn new(name: &'static str, description: &'static str, direction: Direction) -> Self {
-        Self { name, description, min: None, max: None, direction, primary: false }
+        Self { name, description, min: None, max: None, direction, primary: false, texts: Texts::Both }
     }
 
     /// Sets the inclusive range (`None` = unbounded on that side).
@@ -62,6 +79,14 @@ impl ColumnInfo {
     #[must_use]
     pub const fn primary(mut self) -> Self {
         self.primary = true;
+        self
+    }
+
+    /// Declares the texts the value depends on: a column of one text keeps its value when
+    /// the other text is empty ([`crate::Scorer`]'s null policy).
+    #[must_use]
+    pub const fn texts(mut self, texts: Texts) -> Self {
+        self.texts = texts;
         self
     }
 }

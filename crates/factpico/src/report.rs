@@ -5,8 +5,15 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the output row schema. Bumped on any incompatible change of [`Report`].
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the output row schema. Bumped on any incompatible change of [`Report`] or of
+/// what its provenance means.
+///
+/// * 2: `provenance.input` (how the input was read: format, field mapping including the
+///   system field, id derivation, side inputs with their sha256; written by
+///   `factpico score`), which enters the `--resume` fingerprint; `input_sha256` covers the
+///   row's extra per-row inputs when it has any. `--resume` refuses version-1 files.
+/// * 1: the first published schema.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A remark attached to a row, with the metric it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,8 +46,11 @@ pub struct Report {
     pub row: Option<u64>,
     /// Row id (from the id field, derived, or `row-<n>`); `None` only for unreadable rows.
     pub id: Option<String>,
-    /// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary) of the scored texts: identifies
-    /// the input a row was computed from (`factpico score --resume` checks it).
+    /// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary) of the scored texts, or, when
+    /// the row has extra per-row inputs (evidence spans, ...), of sha256(source ‖ 0x00 ‖
+    /// summary ‖ 0x00 ‖ canonical JSON of the extras map): identifies the input a row was
+    /// computed from (`factpico score --resume` checks it). Rows without extras hash as in
+    /// schema 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_sha256: Option<String>,
     /// The generating system (`system` field), when the input has one.

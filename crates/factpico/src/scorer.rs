@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use crate::error::error_chain;
-use crate::metric::{metric_info, metric_names, Metric, MetricInfo, MetricOutput, Pair};
+use crate::metric::{metric_info, metric_names, Metric, MetricInfo, MetricOutput, Pair, Texts};
 use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
 use crate::units::ScorerOptions;
 use crate::{Error, Result};
@@ -11,18 +11,25 @@ use crate::{Error, Result};
 /// Applies the configured metrics to (source, summary) pairs.
 ///
 /// Policy for degenerate input (documented null, not an error): when the source
-/// or the summary is empty or whitespace-only, every requested column is `null`
-/// with the reason `"empty source"` / `"empty summary"`; when it has no
-/// alphanumeric character at all (e.g. only punctuation), the reason is
-/// `"source has no words"` / `"summary has no words"`. No metric runs on such a
-/// pair (the references return artefacts there: textstat 0.7.3 gives −15.7,
-/// AlignScore NaN, DAE crashes).
+/// or the summary is empty or whitespace-only, every column that depends on that text
+/// ([`crate::Texts`]: all columns of both texts, such as ROUGE, ΔFK and the factuality
+/// metrics, and the columns of that text alone, such as `fkgl_source`) is `null` with the
+/// reason `"empty source"` / `"empty summary"`; when it has no alphanumeric character at
+/// all (e.g. only punctuation), the reason is `"source has no words"` / `"summary has no
+/// words"`. Columns of the other text alone keep their values (`fkgl_summary` of a row
+/// with an empty abstract). A metric runs on such a pair only when it has columns of the
+/// other text alone (the references return artefacts on degenerate text: textstat 0.7.3
+/// gives −15.7, AlignScore NaN, DAE crashes), and its columns of the degenerate text are
+/// then replaced by the null.
 ///
 /// Batches: each metric scores all scorable pairs of a call together
 /// ([`Metric::score_batch`]). When a metric reports that a batch failed as a whole, the
 /// scorer scores those rows one by one ([`Metric::score`]) and records the batch error in
 /// each of their warnings; a row that fails alone gets its own error in `errors` and
-/// null columns.
+/// null columns. A metric that panics (a bug) never takes the run down: a panicking batch
+/// is a failed batch, and a row on which the metric panics alone gets that metric's columns
+/// as documented nulls (`"metric panicked (see warnings)"`) with the panic message in its
+/// warnings; the other rows and metrics keep their values.
 pub struct Scorer {
     metrics: Vec<Box<dyn Metric>>,
     options: ScorerOptions,
@@ -244,61 +251,147 @@ impl Scorer {
                 ..Report::default()
             })
             .collect();
-        // Pairs that every metric can score (non-empty on both sides).
+        // Pairs that every metric can score (non-empty on both sides), and the degenerate
+        // ones with why each side cannot be scored.
         let mut live: Vec<usize> = Vec::with_capacity(pairs.len());
+        let mut partial: Vec<(usize, Degenerate)> = Vec::new();
         for (i, p) in pairs.iter().enumerate() {
-            let reason = degenerate(p.source, "source").or_else(|| degenerate(p.summary, "summary"));
-            match reason {
-                Some(r) => {
-                    for m in &self.metrics {
-                        merge(&mut reports[i], m.info(), Ok(MetricOutput::all_null(m.info(), r)));
-                    }
-                    reports[i]
-                        .warnings
-                        .push(Warning { metric: "input".into(), message: format!("{r}: all metrics are null") });
-                }
-                None => live.push(i),
+            let d = Degenerate { source: degenerate(p.source, "source"), summary: degenerate(p.summary, "summary") };
+            if d.source.is_none() && d.summary.is_none() {
+                live.push(i);
+                continue;
             }
+            let reasons: Vec<&str> = [d.source, d.summary].into_iter().flatten().collect();
+            reports[i].warnings.push(Warning {
+                metric: "input".into(),
+                message: format!("{}: the columns that need this text are null", reasons.join(", ")),
+            });
+            partial.push((i, d));
         }
         let live_pairs: Vec<Pair<'_>> = live.iter().map(|&i| pairs[i]).collect();
         for m in &self.metrics {
+            let info = m.info();
             let outs = run_metric(m.as_ref(), &live_pairs);
             for (&i, out) in live.iter().zip(outs) {
-                merge(&mut reports[i], m.info(), out);
+                merge(&mut reports[i], info, out);
+            }
+            // Degenerate pairs: the metric runs only where one of its columns needs just the
+            // other text; the columns that need the degenerate text are nulls either way.
+            let (runs, nulls): (Vec<_>, Vec<_>) =
+                partial.iter().partition(|(_, d)| info.columns.iter().any(|c| d.null_reason(c.texts).is_none()));
+            for &(i, d) in nulls {
+                let r = d.source.or(d.summary).unwrap_or("empty text");
+                merge(&mut reports[i], info, Ok(MetricOutput::all_null(info, r)));
+            }
+            let run_pairs: Vec<Pair<'_>> = runs.iter().map(|(i, _)| pairs[*i]).collect();
+            for (&(i, d), mut out) in runs.into_iter().zip(run_metric(m.as_ref(), &run_pairs)) {
+                if let Ok(o) = &mut out {
+                    for c in info.columns {
+                        if let Some(r) = d.null_reason(c.texts) {
+                            o.set_null(c.name, r);
+                        }
+                    }
+                }
+                merge(&mut reports[i], info, out);
             }
         }
         reports
     }
 }
 
+/// Why each text of a pair cannot be scored (`None`: it can).
+#[derive(Debug, Clone, Copy)]
+struct Degenerate {
+    source: Option<&'static str>,
+    summary: Option<&'static str>,
+}
+
+impl Degenerate {
+    /// Why a column of `texts` cannot be computed on this pair, if it cannot.
+    fn null_reason(self, texts: Texts) -> Option<&'static str> {
+        match texts {
+            Texts::Both => self.source.or(self.summary),
+            Texts::Source => self.source,
+            Texts::Summary => self.summary,
+        }
+    }
+}
+
 /// One result per pair: the metric's batch, or — when the batch failed as a whole — each
 /// row scored alone with the batch error in its warnings (the only copy of that fallback).
+///
+/// A metric that panics never takes the run down: a panicking batch counts as a failed
+/// batch (its panic message is the batch error), and a row whose scoring panics alone gets
+/// its metric's columns as documented nulls (`"metric panicked (see warnings)"`) with the
+/// panic message in a warning; other rows and other metrics keep their values.
 fn run_metric(m: &dyn Metric, pairs: &[Pair<'_>]) -> Vec<Result<MetricOutput>> {
     if pairs.is_empty() {
         return Vec::new();
     }
-    let batch_error = match m.score_batch(pairs) {
-        Ok(outs) if outs.len() == pairs.len() => return outs,
-        Ok(outs) => Error::metric(
-            m.info().name,
+    let info = m.info();
+    let batch_error = match catch_panic(|| m.score_batch(pairs)) {
+        Ok(Ok(outs)) if outs.len() == pairs.len() => return outs,
+        Ok(Ok(outs)) => BatchFailure::Error(Error::metric(
+            info.name,
             format!("score_batch returned {} results for {} pairs", outs.len(), pairs.len()),
-        ),
-        Err(e) => e,
+        )),
+        Ok(Err(e)) => BatchFailure::Error(e),
+        Err(message) => BatchFailure::Panic(message),
     };
-    let note =
-        format!("the batch of {} rows failed ({}); this row was scored alone", pairs.len(), error_chain(&batch_error));
     if pairs.len() == 1 {
-        return vec![Err(batch_error)];
+        return vec![match batch_error {
+            BatchFailure::Error(e) => Err(e),
+            BatchFailure::Panic(message) => Ok(panicked(info, &message)),
+        }];
     }
+    let why = match &batch_error {
+        BatchFailure::Error(e) => error_chain(e),
+        BatchFailure::Panic(message) => format!("panicked: {message}"),
+    };
+    let note = format!("the batch of {} rows failed ({why}); this row was scored alone", pairs.len());
     pairs
         .iter()
         .map(|p| {
-            m.score(p).map(|mut out| {
-                out.warnings.push(note.clone());
-                out
-            })
+            let mut out = match catch_panic(|| m.score(p)) {
+                Ok(res) => res?,
+                Err(message) => panicked(info, &message),
+            };
+            out.warnings.push(note.clone());
+            Ok(out)
         })
         .collect()
+}
+
+/// Why a batch gave no results.
+enum BatchFailure {
+    /// The metric reported an error for the whole batch.
+    Error(Error),
+    /// The metric panicked (the panic's message).
+    Panic(String),
+}
+
+/// Runs `f`, turning a panic into its message (the panic hook has already reported it on
+/// standard error). Metrics are plain computations on their inputs, so a panic leaves no
+/// state behind that later rows could observe half-updated (a metric holding a lock
+/// reports the poisoned lock as its own error).
+fn catch_panic<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned())
+    })
+}
+
+/// A row on which the metric panicked: its columns are documented nulls, with the panic in
+/// a warning.
+fn panicked(info: &'static MetricInfo, message: &str) -> MetricOutput {
+    let mut out = MetricOutput::all_null(info, "metric panicked (see warnings)");
+    out.warnings.push(format!(
+        "the metric panicked on this row ({message}); its columns are null here (a bug in the metric: please report it with this row)"
+    ));
+    out
 }
 
 /// Why a text cannot be scored, if it cannot.

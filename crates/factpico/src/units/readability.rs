@@ -7,7 +7,7 @@ use super::MetricUnit;
 use crate::metric::{
     ColumnInfo,
     Direction::{HigherIsBetter as Hi, LowerIsBetter as Lo},
-    Metric, MetricInfo, MetricOutput, Pair,
+    Metric, MetricInfo, MetricOutput, Pair, Texts,
 };
 use crate::session::RuntimeOptions;
 use crate::Result;
@@ -20,8 +20,10 @@ pub static FKGL: MetricInfo = MetricInfo::new(
     &[
         ColumnInfo::new("delta_fkgl", "ΔFK = FKGL(summary) − FKGL(abstract), US grade levels; negative = simpler", Lo)
             .primary(),
-        ColumnInfo::new("fkgl_summary", "Flesch-Kincaid grade level of the summary (US grade)", Lo),
-        ColumnInfo::new("fkgl_source", "Flesch-Kincaid grade level of the abstract (US grade)", Lo),
+        ColumnInfo::new("fkgl_summary", "Flesch-Kincaid grade level of the summary (US grade)", Lo)
+            .texts(Texts::Summary),
+        ColumnInfo::new("fkgl_source", "Flesch-Kincaid grade level of the abstract (US grade)", Lo)
+            .texts(Texts::Source),
     ],
 )
 .aliases(&["flesch_kincaid", "fk"]);
@@ -32,8 +34,10 @@ pub static FRE: MetricInfo = MetricInfo::new(
     "Flesch reading ease of abstract and summary (same counts as FKGL)",
     "Python textstat 0.7.3 / 0.7.8 flesch_reading_ease",
     &[
-        ColumnInfo::new("fre_summary", "Flesch reading ease of the summary (higher = easier; unbounded)", Hi).primary(),
-        ColumnInfo::new("fre_source", "Flesch reading ease of the abstract", Hi),
+        ColumnInfo::new("fre_summary", "Flesch reading ease of the summary (higher = easier; unbounded)", Hi)
+            .primary()
+            .texts(Texts::Summary),
+        ColumnInfo::new("fre_source", "Flesch reading ease of the abstract", Hi).texts(Texts::Source),
         ColumnInfo::new("delta_fre", "FRE(summary) − FRE(abstract); positive = easier", Hi),
     ],
 );

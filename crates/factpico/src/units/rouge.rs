@@ -76,14 +76,35 @@ impl Metric for RougeMetric {
     }
 
     fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
-        let s = self.scorer.score(pair.source, pair.summary);
+        let s = self.scorer.score_bounded(pair.source, pair.summary, factpico_rouge::LSUM_MAX_CELLS);
         let mut out = MetricOutput::default();
+        // The reference value is kept, but say when it compares little of the text.
+        for (side, text) in [("abstract", pair.source), ("summary", pair.summary)] {
+            let dropped = factpico_rouge::dropped_fraction(text);
+            if dropped > 0.5 {
+                out.warnings.push(format!(
+                    "rouge-score's tokenizer keeps only ASCII letters and digits: {:.0}% of the {side}'s letters and digits \
+                     were dropped (non-Latin script?), so ROUGE compares little of the text",
+                    dropped * 100.0
+                ));
+            }
+        }
         out.set("rougeL", s.rouge_l.fmeasure);
         out.set("rougeL_precision", s.rouge_l.precision);
         out.set("rougeL_recall", s.rouge_l.recall);
-        out.set("rougeLsum", s.rouge_lsum.fmeasure);
-        out.set("rougeLsum_precision", s.rouge_lsum.precision);
-        out.set("rougeLsum_recall", s.rouge_lsum.recall);
+        match s.rouge_lsum {
+            Ok(lsum) => {
+                out.set("rougeLsum", lsum.fmeasure);
+                out.set("rougeLsum_precision", lsum.precision);
+                out.set("rougeLsum_recall", lsum.recall);
+            }
+            // Documented null: the LCS table would not fit (factpico_rouge::LSUM_MAX_CELLS).
+            Err(too_large) => {
+                for col in ["rougeLsum", "rougeLsum_precision", "rougeLsum_recall"] {
+                    out.set_null(col, too_large.to_string());
+                }
+            }
+        }
         Ok(out)
     }
 }

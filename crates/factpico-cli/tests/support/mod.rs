@@ -1,0 +1,67 @@
+//! Helpers shared by the end-to-end test files of the `factpico` binary.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The binary, run in a scratch directory: runs without `-o` write their default output
+/// (`<stem>.scores.jsonl` in the current directory) there, never into the source tree.
+pub fn bin() -> Command {
+    static SCRATCH: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let cwd = SCRATCH.get_or_init(|| tempfile::tempdir().unwrap());
+    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
+    c.current_dir(cwd.path());
+    c
+}
+
+/// The repository's `fixtures/` directory.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// Runs the binary to completion.
+pub fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+/// Standard error of a finished run.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The rows of a JSONL file.
+pub fn rows(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Writes `bytes` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// A readable JSONL row (id `a`).
+pub const GOOD: &str = r#"{"id":"a","source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped adults with pain."}"#;
+
+/// `n` rows cycling through the bundled fixture pairs, ids `r0`.. (`dir/big.jsonl`).
+pub fn big_input(dir: &Path, n: usize) -> PathBuf {
+    use std::io::Write;
+    let src: Vec<String> =
+        std::fs::read_to_string(fixtures().join("pairs.jsonl")).unwrap().lines().map(str::to_owned).collect();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("big.jsonl")).unwrap());
+    for i in 0..n {
+        let mut v: Value = serde_json::from_str(&src[i % src.len()]).unwrap();
+        v["id"] = Value::String(format!("r{i}"));
+        writeln!(f, "{v}").unwrap();
+    }
+    f.flush().unwrap();
+    dir.join("big.jsonl")
+}
+
+/// `path` as a `&str`.
+pub fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}

@@ -1,0 +1,160 @@
+//! One-shot outputs: a fresh, exclusively created temporary file renamed over the target.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::{dir_of, ensure_parent, sync_dir, Error, Result};
+
+/// A file written under a temporary name and renamed to its final name by
+/// [`AtomicFile::commit`]. Dropped without `commit`, the temporary file is removed and the
+/// final name is untouched.
+///
+/// The temporary file is `.<name>.<random>.tmp.<extension>` in the target's directory, created with
+/// `O_CREAT|O_EXCL` (nothing that exists, symlink or not, is opened) and the usual
+/// permissions (`0666` minus the umask). Writes through [`std::io::Write`] are buffered;
+/// their errors name the file.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("table.md");
+/// let mut f = factpico_io::AtomicFile::create(&path)?;
+/// std::io::Write::write_all(&mut f, b"| a |\n")?;
+/// assert!(!path.exists());
+/// f.commit()?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "| a |\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct AtomicFile {
+    target: PathBuf,
+    tmp_path: PathBuf,
+    writer: BufWriter<tempfile::NamedTempFile>,
+}
+
+impl std::fmt::Debug for AtomicFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicFile").field("target", &self.target).field("tmp", &self.tmp_path).finish()
+    }
+}
+
+/// A fresh temporary file beside `target` (exclusive creation, `0666` minus umask).
+pub(crate) fn fresh_temp(target: &Path) -> Result<tempfile::NamedTempFile> {
+    ensure_parent(target)?;
+    let dir = dir_of(target);
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = format!(".{name}.");
+    // The target's extension last, for writers that pick a format from it (PNG encoders).
+    let suffix = match target.extension() {
+        Some(ext) => format!(".tmp.{}", ext.to_string_lossy()),
+        None => ".tmp".to_owned(),
+    };
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(&suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(dir).map_err(|e| Error::io("cannot create a temporary file in", dir, e))
+}
+
+impl AtomicFile {
+    /// Creates the temporary file for `target` (creating missing parent directories).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the directory or the file cannot be created.
+    pub fn create(target: &Path) -> Result<Self> {
+        let tmp = fresh_temp(target)?;
+        let tmp_path = tmp.path().to_owned();
+        Ok(Self { target: target.to_owned(), tmp_path, writer: BufWriter::with_capacity(1 << 16, tmp) })
+    }
+
+    /// The final path.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// The temporary file's path (e.g. for a library that writes to a path itself).
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp_path
+    }
+
+    /// Flushes and syncs the data, renames the temporary file to the target and syncs the
+    /// directory. Returns the target.
+    ///
+    /// # Errors
+    /// [`Error::Io`]: the flush, sync or rename failed (the temporary file is then removed).
+    pub fn commit(self) -> Result<PathBuf> {
+        let Self { target, tmp_path, writer } = self;
+        let tmp = writer.into_inner().map_err(|e| Error::io("cannot write", &tmp_path, e.into_error()))?;
+        tmp.as_file().sync_all().map_err(|e| Error::io("cannot sync", &tmp_path, e))?;
+        tmp.persist(&target).map_err(|e| {
+            Error::io(format!("cannot rename {} to", tmp_path.display()), &target, e.error)
+        })?;
+        sync_dir(dir_of(&target));
+        Ok(target)
+    }
+}
+
+/// Adds the file name to an I/O error of a write (the `Write` trait cannot carry a path).
+pub(crate) fn with_path(e: std::io::Error, path: &Path) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer.write(buf).map_err(|e| with_path(e, &self.tmp_path))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.writer.write_all(buf).map_err(|e| with_path(e, &self.tmp_path))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.flush().map_err(|e| with_path(e, &self.tmp_path))
+    }
+}
+
+/// Writes `contents` to `path` atomically ([`AtomicFile`]).
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.writer.write_all(contents).map_err(|e| Error::io("cannot write", &f.tmp_path, e))?;
+    f.commit().map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn never_writes_through_links_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        let out = dir.path().join("out.txt");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        write_atomic(&out, b"new").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&out).unwrap(), b"new");
+        assert!(!std::fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+        // Dropped without commit: nothing left behind, the target unchanged.
+        let mut f = AtomicFile::create(&out).unwrap();
+        f.write_all(b"half").unwrap();
+        let tmp = f.temp_path().to_owned();
+        drop(f);
+        assert!(!tmp.exists());
+        assert_eq!(std::fs::read(&out).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn errors_name_the_file() {
+        let e = write_atomic(Path::new("/proc/definitely/not/here.txt"), b"x").unwrap_err();
+        assert!(e.to_string().contains("/proc/definitely/not"), "{e}");
+    }
+}
