@@ -10,10 +10,14 @@
 //!   metrics' details from the JSON alone.
 //!
 //! Units that need the spaCy sidecar (`"needs": ["sidecar"]`) print SKIP without it,
-//! except under `FACTPICO_REQUIRE_SHARED=1` (CI), where they fail.
+//! except under `FACTPICO_REQUIRE_SHARED=1` (CI), where they fail. Units that need an LLM
+//! server (`"needs": ["llm-server"]`) get a real llama.cpp server with a tiny random GGUF
+//! (`crates/factpico-llm/tests/support`), with the same SKIP rule.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
+#[path = "../crates/factpico-llm/tests/support/mod.rs"]
+mod llm_support;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -80,6 +84,8 @@ fn every_builtin_metric_writes_exactly_its_registry_columns_on_the_fixtures() {
         rows("pairs.jsonl").into_iter().chain(rows("edge_cases.jsonl")).collect();
     let mut checked = 0;
     let mut metrics_checked = Vec::new();
+    let mut skipped = 0;
+    let scratch = tempfile::tempdir().unwrap();
     for unit in factpico::units::units() {
         assert!(
             unit.compiled_in,
@@ -92,8 +98,21 @@ fn every_builtin_metric_writes_exactly_its_registry_columns_on_the_fixtures() {
                 panic!("unit `{}` needs the spaCy sidecar and FACTPICO_REQUIRE_SHARED=1", unit.key);
             }
             eprintln!("SKIP unit `{}`: no spaCy sidecar (cargo xtask sidecar)", unit.key);
+            skipped += unit.metrics.len();
             continue;
         }
+        // A real server for the LLM unit (dropped, i.e. stopped, after the unit).
+        let _server = if needs.iter().any(|n| n == "llm-server") {
+            let Some(h) = llm_support::Harness::start(&format!("units guard `{}`", unit.key)) else {
+                skipped += unit.metrics.len();
+                continue;
+            };
+            options.llm.base_url = Some(h.url.clone());
+            options.llm.runtime.cache = Some(scratch.path().join("llm-cache.sqlite"));
+            Some(h)
+        } else {
+            None
+        };
         for info in unit.metrics {
             options.metrics = vec![info.name.to_owned()];
             let scorer = Scorer::try_new(options.clone())
@@ -137,11 +156,7 @@ fn every_builtin_metric_writes_exactly_its_registry_columns_on_the_fixtures() {
         metrics_checked.join(", ")
     );
     let all: Vec<&str> = registry().iter().map(|m| m.name).collect();
-    if !sidecar_available() {
-        assert!(metrics_checked.len() + 1 >= all.len());
-    } else {
-        assert_eq!(metrics_checked, all);
-    }
+    assert_eq!(metrics_checked.len() + skipped, all.len(), "checked {metrics_checked:?}, skipped {skipped}, registry {all:?}");
 }
 
 #[test]

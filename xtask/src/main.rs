@@ -17,6 +17,10 @@
 //!   up too and passes it to the tests as `FACTPICO_SIDECAR_PYTHON`.
 //! * `cargo xtask fixtures qa` / `cargo xtask bench qa` — QA fixtures + goldens, QuestEval
 //!   benchmark vs the Python reference (`bench_qa.rs`).
+//! * `cargo xtask llm-venv` — the LLM tests' venv (`llm.rs`: xllamacpp + gguf); `cargo xtask test`
+//!   sets it up too and passes it to the tests as `FACTPICO_LLM_PYTHON`.
+//! * `cargo xtask bench llm` — factpico's LLM client vs the Python `openai` client on a local
+//!   llama.cpp server (`bench_llm.rs`).
 //! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
 //! * `cargo xtask browser` — Debian's chromium + chromedriver for the `factpico report` browser
 //!   tests (`browser.rs`; apt-get as root when absent); `cargo xtask test` sets it up too.
@@ -52,6 +56,8 @@ mod browser;
 mod minicheck;
 mod sidecar;
 mod summac;
+mod llm;
+mod bench_llm;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "factpico developer tasks")]
@@ -139,6 +145,12 @@ enum Cmd {
     },
     /// Install the headless browser of the report tests (chromium, chromedriver) when absent.
     Browser,
+    /// Create the LLM tests' venv ($FACTPICO_HOME/llm-venv: xllamacpp + gguf from PyPI).
+    LlmVenv {
+        /// Venv directory (default $FACTPICO_HOME/llm-venv).
+        #[arg(long)]
+        venv: Option<std::path::PathBuf>,
+    },
     /// Fuzz the input readers (JSONL, JSON array, CSV, TSV) and the CoNLL-U / JSON-arcs readers
     /// with cargo-fuzz (libFuzzer), one target after another; crashes go to fuzz/regressions/.
     Fuzz {
@@ -155,7 +167,8 @@ enum Cmd {
     Bench {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa (QuestEval vs the reference),
         /// qafacteval (factpico only), report (page size and time to first render), python (the Python package),
-        /// summac, minicheck (or minicheck:VARIANT,... for some checkers).
+        /// summac, minicheck (or minicheck:VARIANT,... for some checkers),
+        /// llm (client vs Python openai).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
@@ -163,7 +176,7 @@ enum Cmd {
     },
 }
 
-fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
@@ -192,6 +205,9 @@ fn main() -> Result<()> {
             // A targeted run (`cargo xtask test --test cli`) is Rust only; the full run adds the
             // Python package's stage (`FACTPICO_SKIP_PYTHON=1` skips it, with a notice).
             let python_stage = args.is_empty();
+            if let Some(py) = llm::prepare_for_tests()? {
+                cmd.env(llm::PYTHON_ENV, py);
+            }
             // --no-fail-fast: one failing test binary must not hide the results of the others.
             // --show-output: the golden/parity tests print what they compared (counts), and
             // that evidence belongs in CI's log, not only in failures.
@@ -232,6 +248,7 @@ fn main() -> Result<()> {
         Cmd::Fixtures { what, no_real } => fixtures::fixtures(&what, no_real),
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Browser => browser::setup().map(|_| ()),
+        Cmd::LlmVenv { venv } => llm::setup(venv).map(|_| ()),
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
         Cmd::Bench { what, pairs } if what == "python" => pytest::bench(&[], pairs.min(300)),
         Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
@@ -240,6 +257,7 @@ fn main() -> Result<()> {
         Cmd::Bench { what, pairs } if what == "qafacteval" => bench_qa::bench_qafacteval(pairs),
         Cmd::Bench { what, pairs } if what == "summac" => summac::bench(pairs),
         Cmd::Bench { what, pairs } if what == "minicheck" || what.starts_with("minicheck:") => minicheck::bench(&what, pairs),
+        Cmd::Bench { what, pairs } if what == "llm" => bench_llm::bench(pairs),
         Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
     }
 }

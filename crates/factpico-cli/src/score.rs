@@ -69,6 +69,11 @@ pub struct ScoreArgs {
     /// output carries the rows).
     #[arg(long)]
     pub explain: bool,
+    /// Read the input and print what the run would cost per metric (LLM metrics: requests and
+    /// estimated prompt tokens), without building any metric, contacting any server or
+    /// writing anything.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Each metric unit's flags, and --batch-size / --threads / --device.
     #[command(flatten)]
     pub units: UnitArgs,
@@ -164,6 +169,9 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         for w in matches.map(|m| UnitArgs::ignored_flags(m, &args.metrics)).unwrap_or_default() {
             eprintln!("warning: {w}");
         }
+    }
+    if args.dry_run {
+        return dry_run(args, format);
     }
     if let Some(t) = args.sidecar_startup_timeout {
         // Not part of the options: how long to wait for a start never changes a score.
@@ -348,7 +356,15 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if let Some(c) = csv {
         c.finish()?;
     }
-    let table = summary.to_markdown();
+    // Run-level reports (e.g. LLM requests, tokens, failures) under the per-system table.
+    let reports = scorer.run_reports();
+    let mut table = summary.to_markdown();
+    for (name, r) in &reports {
+        use std::fmt::Write as _;
+        let lines: Vec<String> = r.lines.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let _ = write!(table, "\n**{name}** — {}\n", lines.join("; "));
+    }
+    let failures: u64 = reports.iter().map(|(_, r)| r.failures).sum();
     if let Some(p) = &args.summary {
         output::write_atomic(p, table.as_bytes())?;
     }
@@ -387,6 +403,53 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             eprintln!("standard output was closed; the per-system table:\n{table}");
         }
     }
+    if failures > 0 {
+        for (name, r) in reports.iter().filter(|(_, r)| r.failures > 0) {
+            eprintln!("error: {name}: {}", r.advice.as_deref().unwrap_or("some work failed"));
+        }
+        // Every row was written (with documented nulls where work failed); the exit status
+        // says the run is incomplete.
+        return Ok(3);
+    }
+    Ok(0)
+}
+
+/// `--dry-run`: reads the input and prints what the run would cost per metric, from the
+/// units' plans; builds no metric, contacts nothing, writes nothing.
+fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
+    let options = args.scorer_options();
+    let mut infos: Vec<&'static factpico::MetricInfo> = Vec::new();
+    for name in &options.metrics {
+        let info = factpico::metric_info(name)
+            .with_context(|| format!("unknown metric {name:?} (available: {})", factpico::metric::metric_names()))?;
+        if !infos.iter().any(|i| i.name == info.name) {
+            infos.push(info);
+        }
+    }
+    let mut inputs: Vec<&'static factpico::RowInput> = Vec::new();
+    for i in infos.iter().flat_map(|m| m.inputs) {
+        if !inputs.iter().any(|o| o.name == i.name) {
+            inputs.push(i);
+        }
+    }
+    let records = input::open(&args.input, format, &args.fields.field_map(args.extra_fields(&inputs)?))?;
+    let (mut rows, mut unreadable) = (Vec::new(), 0u64);
+    for r in records {
+        match r {
+            Ok(r) => rows.push(r),
+            Err(_) => unreadable += 1,
+        }
+    }
+    let pairs: Vec<Pair<'_>> = rows.iter().map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras)).collect();
+    println!("dry run: {} rows read ({unreadable} unreadable) from {}", pairs.len(), args.input.display());
+    for info in infos {
+        match factpico::units::plan(info, &options, &pairs) {
+            Some(Ok(line)) => println!("{line}"),
+            Some(Err(e)) => println!("{}: {}", info.name, factpico::error_chain(&e)),
+            None => println!("{}: computed locally; no request to count", info.name),
+        }
+    }
+    println!("nothing was sent or written");
     Ok(0)
 }
 

@@ -309,6 +309,13 @@ fn nulls_of<'a>(report: &Report, columns: impl Iterator<Item = &'a str>) -> Vec<
     columns.filter_map(|c| report.nulls.get(c).map(|r| (c.to_owned(), r.clone()))).collect()
 }
 
+/// Untrusted text (model output) for a terminal: control characters — newlines, escape
+/// sequences, bells — become visible escapes (`\n`, `\u{1b}`), so a reply cannot move the
+/// cursor, recolour or rewrite the terminal; printable Unicode is kept.
+pub fn escape_untrusted(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
+}
+
 fn num(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "–".to_owned(), |x| format!("{x:.digits$}"))
 }
@@ -428,14 +435,20 @@ pub fn block_text(block: &ExplainBlock, texts: Option<&RowTexts<'_>>) -> String 
                 let scale = r.scale.as_deref().map(|x| format!(" ({x})")).unwrap_or_default();
                 let _ = writeln!(s, "   {}: {}{scale}", r.element, num(r.rating, 0));
                 if let Some(x) = &r.rationale {
-                    let _ = writeln!(s, "      rationale: {x}");
+                    let _ = writeln!(s, "      rationale: {}", escape_untrusted(x));
                 }
                 for q in &r.quotes {
-                    let found = if q.span.is_some() { "" } else { " (not found in the texts)" };
-                    let _ = writeln!(s, "      quote: \"{}\"{found}", q.text);
+                    let found = match &q.span {
+                        Some(sp) => format!(" ({} [{}..{}])", side_name(sp.side), sp.start, sp.end),
+                        None => " (not found in the texts)".to_owned(),
+                    };
+                    let _ = writeln!(s, "      quote: \"{}\"{found}", escape_untrusted(&q.text));
+                }
+                if let Some(x) = &r.raw {
+                    let _ = writeln!(s, "      raw reply: \"{}\"", escape_untrusted(x));
                 }
                 if let Some(n) = &r.note {
-                    let _ = writeln!(s, "      note: {n}");
+                    let _ = writeln!(s, "      note: {}", escape_untrusted(n));
                 }
             }
         }

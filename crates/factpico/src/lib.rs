@@ -42,6 +42,7 @@ pub use error::{error_chain, BoxError, Error, Result};
 pub use explain::ExplainBlock;
 pub use metric::{
     column_info, metric_info, registry, ColumnInfo, Direction, Extras, Metric, MetricInfo, MetricOutput, Pair, RowInput,
+    RunReport,
     Texts,
 };
 pub use report::{Report, Sentences, Warning, SCHEMA_VERSION};

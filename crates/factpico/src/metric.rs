@@ -273,11 +273,30 @@ pub trait Metric: Send + Sync {
         Ok(pairs.par_iter().map(|p| self.score(p)).collect())
     }
 
+    /// What the metric has to say about the whole run, after its last row (e.g. an LLM
+    /// evaluator's requests, tokens and failed requests). Default: nothing.
+    fn run_report(&self) -> Option<RunReport> {
+        None
+    }
+
     /// Columns shown in the per-system summary table (default: the primary columns of
     /// [`Metric::info`]); a metric whose headline depends on its options overrides it.
     fn summary_columns(&self) -> Vec<&'static str> {
         self.info().primary_columns().collect()
     }
+}
+
+/// A metric's report on a whole run ([`Metric::run_report`]): shown under the per-system
+/// table of `factpico score` (and in its `--summary` file).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RunReport {
+    /// `(what, value)` lines, e.g. `("requests", "120 distinct: 96 from the cache, …")`.
+    pub lines: Vec<(String, String)>,
+    /// Units of work that failed for good (e.g. requests after their retries): when any did,
+    /// `factpico score` still writes every row (with documented nulls) but exits with status 3.
+    pub failures: u64,
+    /// What to do about the failures.
+    pub advice: Option<String>,
 }
 
 /// Every metric factpico knows, compiled in or not, in unit order.

@@ -217,6 +217,11 @@ impl Scorer {
         out
     }
 
+    /// Each metric's report on the run so far ([`Metric::run_report`]), in metric order.
+    pub fn run_reports(&self) -> Vec<(&'static str, crate::metric::RunReport)> {
+        self.metrics.iter().filter_map(|m| m.run_report().map(|r| (m.info().name, r))).collect()
+    }
+
     /// The metrics, in the requested order.
     pub fn metrics(&self) -> impl Iterator<Item = &dyn Metric> {
         self.metrics.iter().map(|m| m.as_ref())

@@ -33,6 +33,7 @@ pub(crate) mod onnx;
 pub mod alignscore;
 pub mod dae;
 pub mod minicheck;
+pub mod llm;
 pub mod qa;
 pub mod readability;
 pub mod rouge;
@@ -90,6 +91,14 @@ pub trait MetricUnit {
     fn flag_metrics(id: &str) -> &'static [&'static str] {
         let _ = id;
         &[]
+    }
+
+    /// What a run of `metric` over `pairs` would cost, for `factpico score --dry-run`: one
+    /// line (e.g. an LLM evaluator's request count and estimated prompt tokens), computed
+    /// without building the metric or contacting anything. Default: `None` (nothing to count).
+    fn plan(metric: &'static MetricInfo, options: &Self::Options, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
+        let _ = (metric, options, pairs);
+        None
     }
 
     /// Input fields named by the unit's flags for its per-row side inputs
@@ -170,6 +179,17 @@ macro_rules! units {
             $(
                 if <$unit as MetricUnit>::METRICS.iter().any(|m| m.name == info.name) {
                     return Some(<$unit as MetricUnit>::build(info, &options.$key, &options.runtime));
+                }
+            )+
+            None
+        }
+
+        /// The cost of running the registered metric `info` over `pairs`
+        /// ([`MetricUnit::plan`]; `None`: the unit has nothing to count).
+        pub fn plan(info: &'static MetricInfo, options: &ScorerOptions, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
+            $(
+                if <$unit as MetricUnit>::METRICS.iter().any(|m| m.name == info.name) {
+                    return <$unit as MetricUnit>::plan(info, &options.$key, pairs);
                 }
             )+
             None
@@ -273,6 +293,9 @@ units! {
     summac: summac::Summac,
     /// MiniCheck options (metric `minicheck`; feature `minicheck`).
     minicheck: minicheck::MiniCheck,
+    /// Options of the LLM evaluators `llm` and `llm_pipeline` (feature `llm`): server, model,
+    /// structured output, sampling; transport and cache settings are not serialised.
+    llm: llm::Llm,
 }
 
 #[cfg(test)]

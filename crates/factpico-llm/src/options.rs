@@ -1,0 +1,295 @@
+//! Options of the LLM evaluators: which protocol, which server and model, sampling presets,
+//! structured output, transport and cache location. Plain data (serde, `Default`), available
+//! without the `client` feature so configurations are portable.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::structured::StructuredOutput;
+
+/// Transport options of the client. None of them changes what a request asks, so none of
+/// them enters the cache key or the provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClientOptions {
+    /// Requests in flight at once (default 4; match the server's parallel slots, e.g.
+    /// llama.cpp's `--parallel`, or the API's rate limits).
+    pub concurrency: usize,
+    /// Per-request timeout in seconds, from sending to the last byte of the reply (default 300).
+    pub timeout_s: f64,
+    /// Connection timeout in seconds (default 10).
+    pub connect_timeout_s: f64,
+    /// Retries after the first attempt (default 5) on HTTP 408, 429, 5xx, timeouts and
+    /// transport errors. Other 4xx answers are not retried.
+    pub retries: u32,
+    /// First backoff delay in seconds (default 1); doubles per retry, full jitter.
+    pub backoff_min_s: f64,
+    /// Largest backoff delay in seconds (default 60).
+    pub backoff_max_s: f64,
+    /// Largest `Retry-After` honoured, in seconds (default 300); longer values are cut to it.
+    pub retry_after_max_s: f64,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            concurrency: 4,
+            timeout_s: 300.0,
+            connect_timeout_s: 10.0,
+            retries: 5,
+            backoff_min_s: 1.0,
+            backoff_max_s: 60.0,
+            retry_after_max_s: 300.0,
+        }
+    }
+}
+
+/// Which FactPICO protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// Ratings over the full abstract and summary (metric `llm`).
+    FullText,
+    /// Extract-then-rate (metric `llm_pipeline`).
+    Pipeline,
+}
+
+impl Protocol {
+    /// Metric name and column prefix: `llm` or `llm_pipeline`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FullText => "llm",
+            Self::Pipeline => "llm_pipeline",
+        }
+    }
+
+    /// The six columns: `<prefix>_population`, `_intervention`, `_comparator`, `_outcome`,
+    /// `_evidence`, `_avg`.
+    pub fn columns(self) -> [String; 6] {
+        let p = self.name();
+        [
+            format!("{p}_population"),
+            format!("{p}_intervention"),
+            format!("{p}_comparator"),
+            format!("{p}_outcome"),
+            format!("{p}_evidence"),
+            format!("{p}_avg"),
+        ]
+    }
+}
+
+/// Sampling presets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SamplingPreset {
+    /// Temperature 0 (reproducible; default), max tokens 512 for ratings and extractions.
+    /// A deviation from the paper, whose GPT-4 calls used the API's defaults.
+    #[default]
+    Deterministic,
+    /// The paper's GPT-4 calls: no sampling parameter sent at all (the API's defaults;
+    /// OpenAI's temperature default is 1) and no token limit.
+    PaperGpt4,
+    /// The paper's open models (Llama-2-7B-chat, Alpaca-7B, Mistral-7B-Instruct via Together):
+    /// temperature 0.6, top-k 90, top-p 0.8, repetition penalty 1.1 (sent as vLLM's
+    /// `repetition_penalty` and llama.cpp's `repeat_penalty`), max tokens 256, stop `</s>`.
+    /// The paper's raw `[INST]`/Alpaca prompt strings are replaced by the server's chat template.
+    PaperOpenModels,
+}
+
+/// Options of the LLM evaluators that change what is asked (they enter the provenance and,
+/// through the request body, the cache key).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmOptions {
+    /// Base URL of an OpenAI-compatible API, ending in `/v1` (e.g. `https://api.openai.com/v1`,
+    /// `http://127.0.0.1:8080/v1`); `/v1` is appended to a URL without a path.
+    pub base_url: Option<String>,
+    /// Model name sent in requests.
+    pub model: Option<String>,
+    /// Name of the environment variable holding the API key (never the key). `None`: no
+    /// `Authorization` header (local servers).
+    pub api_key_env: Option<String>,
+    /// Constraint on rating replies (default `json-schema`).
+    pub structured_output: StructuredOutput,
+    /// Sampling preset (default `deterministic`).
+    pub preset: SamplingPreset,
+    /// Overrides the preset's temperature.
+    pub temperature: Option<f64>,
+    /// Overrides the preset's top-p.
+    pub top_p: Option<f64>,
+    /// Sampling seed (sent when given).
+    pub seed: Option<u64>,
+    /// Overrides the preset's max tokens of rating replies.
+    pub max_tokens: Option<u32>,
+    /// Overrides the preset's max tokens of extraction replies (pipeline stage 1).
+    pub extract_max_tokens: Option<u32>,
+    /// Upper bound on the rationale's length in the structured modes, in characters (default 400).
+    pub rationale_max_chars: Option<usize>,
+    /// What to rate: any of `population`, `intervention`, `comparator`, `outcome`, `evidence`;
+    /// empty (default) = all. Columns not rated are nulls ("not requested"), and the average
+    /// is over the rated ones. Cuts the cost of a run (e.g. evidence inference only).
+    pub elements: Vec<Target>,
+    /// Separator of evidence spans in a CSV/TSV cell that does not hold a JSON list (default
+    /// `||`); see [`crate::evidence_spans`].
+    pub evidence_separator: Option<String>,
+    /// How requests travel (not part of the provenance: results do not depend on it).
+    #[serde(skip)]
+    pub runtime: LlmRuntime,
+}
+
+/// A column an LLM evaluator can rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// P.
+    Population,
+    /// I.
+    Intervention,
+    /// C.
+    Comparator,
+    /// O.
+    Outcome,
+    /// R: evidence inference over the row's spans.
+    Evidence,
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "population" | "P" | "p" => Ok(Self::Population),
+            "intervention" | "interventions" | "I" | "i" => Ok(Self::Intervention),
+            "comparator" | "C" | "c" => Ok(Self::Comparator),
+            "outcome" | "O" | "o" => Ok(Self::Outcome),
+            "evidence" | "result" | "R" | "r" => Ok(Self::Evidence),
+            other => Err(format!("unknown element {other:?} (population, intervention, comparator, outcome, evidence)")),
+        }
+    }
+}
+
+impl LlmOptions {
+    /// Whether the element is rated.
+    pub fn wants(&self, e: crate::templates::Element) -> bool {
+        use crate::templates::Element as E;
+        let t = match e {
+            E::Population => Target::Population,
+            E::Intervention => Target::Intervention,
+            E::Comparator => Target::Comparator,
+            E::Outcome => Target::Outcome,
+        };
+        self.elements.is_empty() || self.elements.contains(&t)
+    }
+
+    /// Whether evidence inference (R) is rated.
+    pub fn wants_evidence(&self) -> bool {
+        self.elements.is_empty() || self.elements.contains(&Target::Evidence)
+    }
+}
+
+/// Operational settings: transport, concurrency, cache location.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LlmRuntime {
+    /// Client transport options.
+    pub client: ClientOptions,
+    /// The cache file (default `<factpico home>/llm-cache.sqlite`, see [`default_cache_path`]).
+    pub cache: Option<PathBuf>,
+    /// No cache at all: every request is sent.
+    pub no_cache: bool,
+}
+
+/// Default separator of evidence spans in a CSV/TSV cell.
+pub const DEFAULT_EVIDENCE_SEPARATOR: &str = "||";
+
+/// Default rationale bound, characters.
+pub const DEFAULT_RATIONALE_MAX: usize = 400;
+
+/// `$FACTPICO_HOME/llm-cache.sqlite`, else `$XDG_CACHE_HOME/factpico/llm-cache.sqlite`, else
+/// `~/.cache/factpico/llm-cache.sqlite` (the same home as the ONNX Runtime library).
+pub fn default_cache_path() -> PathBuf {
+    let home = if let Some(p) = std::env::var_os("FACTPICO_HOME").filter(|p| !p.is_empty()) {
+        PathBuf::from(p)
+    } else if let Some(p) = std::env::var_os("XDG_CACHE_HOME").filter(|p| !p.is_empty()) {
+        PathBuf::from(p).join("factpico")
+    } else if let Some(h) = std::env::var_os("HOME").filter(|p| !p.is_empty()) {
+        PathBuf::from(h).join(".cache").join("factpico")
+    } else {
+        PathBuf::from(".factpico")
+    };
+    home.join("llm-cache.sqlite")
+}
+
+/// Resolved sampling parameters (what the requests carry).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sampling {
+    /// Temperature (`None`: not sent).
+    pub temperature: Option<f64>,
+    /// Top-p.
+    pub top_p: Option<f64>,
+    /// Top-k (non-standard; local servers).
+    pub top_k: Option<u32>,
+    /// Repetition penalty (non-standard; local servers).
+    pub repetition_penalty: Option<f64>,
+    /// Seed.
+    pub seed: Option<u64>,
+    /// Max tokens of rating replies.
+    pub max_tokens: Option<u32>,
+    /// Max tokens of extraction replies.
+    pub extract_max_tokens: Option<u32>,
+    /// Stop sequences.
+    pub stop: Vec<String>,
+}
+
+impl Sampling {
+    /// The preset's values with the explicit options applied.
+    pub fn resolve(o: &LlmOptions) -> Self {
+        let mut s = match o.preset {
+            SamplingPreset::Deterministic => Self {
+                temperature: Some(0.0),
+                top_p: None,
+                top_k: None,
+                repetition_penalty: None,
+                seed: None,
+                max_tokens: Some(512),
+                extract_max_tokens: Some(512),
+                stop: vec![],
+            },
+            SamplingPreset::PaperGpt4 => Self {
+                temperature: None,
+                top_p: None,
+                top_k: None,
+                repetition_penalty: None,
+                seed: None,
+                max_tokens: None,
+                extract_max_tokens: None,
+                stop: vec![],
+            },
+            SamplingPreset::PaperOpenModels => Self {
+                temperature: Some(0.6),
+                top_p: Some(0.8),
+                top_k: Some(90),
+                repetition_penalty: Some(1.1),
+                seed: None,
+                max_tokens: Some(256),
+                extract_max_tokens: Some(256),
+                stop: vec!["</s>".into()],
+            },
+        };
+        if o.temperature.is_some() {
+            s.temperature = o.temperature;
+        }
+        if o.top_p.is_some() {
+            s.top_p = o.top_p;
+        }
+        if o.seed.is_some() {
+            s.seed = o.seed;
+        }
+        if o.max_tokens.is_some() {
+            s.max_tokens = o.max_tokens;
+        }
+        if o.extract_max_tokens.is_some() {
+            s.extract_max_tokens = o.extract_max_tokens;
+        }
+        s
+    }
+}

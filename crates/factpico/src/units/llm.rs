@@ -1,0 +1,484 @@
+//! Unit `llm`: FactPICO's LLM evaluators over any OpenAI-compatible chat-completions server
+//! (cargo feature `llm`; crate `factpico-llm`, docs/llm.md):
+//!
+//! * `llm` — full text: per element P, I, C, O, the abstract and the summary in one prompt
+//!   (rating 1–5 with a rationale), and per gold evidence span R (rating 1–4);
+//! * `llm_pipeline` — the two-stage PICO-R pipeline: quotes extracted from both texts, then rated.
+//!
+//! Columns on FactPICO's human scale (4 = accurate … 1 = missing; N/A a documented null). The
+//! row's evidence spans are the side input `evidence` (`--evidence-field`). The registry
+//! entries, options, flags and explanation are compiled into every build; the client (HTTP,
+//! async runtime, SQLite cache) only with the feature.
+
+use serde::Deserialize;
+
+use super::MetricUnit;
+use crate::explain::{ExplainBlock, Quote, Rating, Side, TextSpan};
+use crate::metric::{ColumnInfo, Direction::HigherIsBetter as Hi, Metric, MetricInfo, RowInput};
+use crate::session::RuntimeOptions;
+use crate::Result;
+
+pub use factpico_llm::{LlmOptions, SamplingPreset, StructuredOutput, Target};
+
+const REFERENCE: &str = "lilywchen/FactPICO 2e16993, code/llm_evaluations/ (llm_gen.py, result_gen.py; pico_extract.py, res_extract.py), prompts verbatim in crates/factpico-llm/templates/factpico.json";
+
+/// The per-row side input of both metrics.
+pub static EVIDENCE: RowInput = RowInput {
+    name: "evidence",
+    description: "gold result spans (Evidence Inference 2.0 style): a JSON list of strings; in CSV/TSV a cell holding a JSON list, or spans separated by --evidence-separator (default ||)",
+};
+
+macro_rules! llm_columns {
+    ($p:literal, $what:literal) => {
+        &[
+            ColumnInfo::new(concat!($p, "_population"), concat!($what, "Population: 4 accurate, 3 vague or somewhat inaccurate, 2 inaccurate or missing critical descriptors, 1 missing (prompt's 1-4; its 5 = N/A is null)"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_intervention"), concat!($what, "Intervention, same scale"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_comparator"), concat!($what, "Comparator, same scale"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_outcome"), concat!($what, "Outcome, same scale"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_evidence"), concat!($what, "evidence inference (R): mean over the row's evidence spans of 4 accurate, 3 vague or slightly inaccurate, 2 critically inaccurate, 1 missing"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_avg"), concat!($what, "Avg. PICO-R: mean of the readable P, I, C, O and R"), Hi).range(Some(1.0), Some(4.0)).primary(),
+        ]
+    };
+}
+
+/// `llm` (full text) registry entry.
+pub static LLM: MetricInfo = MetricInfo::new(
+    "llm",
+    "FactPICO LLM evaluator over the full texts: per PICO element and per evidence span, the reference's prompts, ratings mapped to the human scale",
+    REFERENCE,
+    llm_columns!("llm", "full text: "),
+)
+.model("llm")
+.aliases(&["llm_full_text", "llm-full-text"])
+.inputs(&[EVIDENCE]);
+
+/// `llm_pipeline` (extract-then-rate) registry entry.
+pub static LLM_PIPELINE: MetricInfo = MetricInfo::new(
+    "llm_pipeline",
+    "FactPICO's two-stage PICO-R pipeline: PICO and result quotes extracted from both texts by the LLM, then rated; the reference's prompts, ratings mapped to the human scale",
+    REFERENCE,
+    llm_columns!("llm_pipeline", "pipeline: "),
+)
+.model("llm")
+.aliases(&["llm-pipeline", "llm_pico_r"])
+.inputs(&[EVIDENCE]);
+
+/// The `llm` unit.
+pub struct Llm;
+
+/// The LLM evaluators' `factpico score` flags.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct LlmArgs {
+    /// LLM metrics: base URL of an OpenAI-compatible API, ending in /v1
+    /// (e.g. http://127.0.0.1:8080/v1, https://api.openai.com/v1).
+    #[arg(long)]
+    pub llm_base_url: Option<String>,
+    /// LLM metrics: the model name sent in requests (llama.cpp serves its one model whatever
+    /// the name; the cache is keyed by the model the server reports).
+    #[arg(long)]
+    pub llm_model: Option<String>,
+    /// LLM metrics: NAME of the environment variable holding the API key (default: none, no
+    /// Authorization header). The key is never written anywhere.
+    #[arg(long, value_name = "VAR")]
+    pub llm_api_key_env: Option<String>,
+    /// LLM metrics: constraint on rating replies: json-schema (default; OpenAI structured
+    /// outputs), grammar (llama.cpp GBNF), off (the paper's free text). A server that
+    /// rejects it falls back to off (recorded in the provenance).
+    #[arg(long, value_parser = parse_structured)]
+    pub llm_structured: Option<StructuredOutput>,
+    /// LLM metrics: sampling preset: deterministic (default; temperature 0), paper-gpt4 (the
+    /// API's defaults), paper-open-models (temperature 0.6, top-k 90, top-p 0.8, repetition
+    /// penalty 1.1, 256 tokens).
+    #[arg(long, value_parser = parse_preset)]
+    pub llm_preset: Option<SamplingPreset>,
+    /// LLM metrics: temperature (overrides the preset).
+    #[arg(long)]
+    pub llm_temperature: Option<f64>,
+    /// LLM metrics: top-p (overrides the preset).
+    #[arg(long)]
+    pub llm_top_p: Option<f64>,
+    /// LLM metrics: sampling seed.
+    #[arg(long)]
+    pub llm_seed: Option<u64>,
+    /// LLM metrics: max tokens of a rating reply (default 512; paper-open-models 256).
+    #[arg(long)]
+    pub llm_max_tokens: Option<u32>,
+    /// LLM pipeline: max tokens of an extraction reply (default 512; paper-open-models 256).
+    #[arg(long)]
+    pub llm_extract_max_tokens: Option<u32>,
+    /// LLM metrics: rationale length bound in the structured modes, characters (default 400).
+    #[arg(long)]
+    pub llm_rationale_max_chars: Option<usize>,
+    /// LLM metrics: rate only these: population,intervention,comparator,outcome,evidence
+    /// (default all; the others are "not requested" nulls).
+    #[arg(long, value_delimiter = ',', value_parser = parse_target)]
+    pub llm_elements: Vec<Target>,
+    /// LLM metrics: input field holding the row's evidence spans (default: `evidence`).
+    #[arg(long, value_name = "FIELD")]
+    pub evidence_field: Option<String>,
+    /// LLM metrics: separator of evidence spans in a CSV/TSV cell that is not a JSON list
+    /// (default ||).
+    #[arg(long)]
+    pub evidence_separator: Option<String>,
+    /// LLM metrics: requests in flight (default 4; match the server's parallel slots or the
+    /// API's rate limits).
+    #[arg(long)]
+    pub llm_concurrency: Option<usize>,
+    /// LLM metrics: per-request timeout in seconds (default 300).
+    #[arg(long)]
+    pub llm_timeout: Option<f64>,
+    /// LLM metrics: retries on HTTP 408/429/5xx, timeouts and transport errors (default 5;
+    /// exponential backoff with jitter, Retry-After honoured).
+    #[arg(long)]
+    pub llm_retries: Option<u32>,
+    /// LLM metrics: the request cache file (default $FACTPICO_HOME/llm-cache.sqlite).
+    #[arg(long)]
+    pub llm_cache: Option<std::path::PathBuf>,
+    /// LLM metrics: no cache: send every request.
+    #[arg(long)]
+    pub llm_no_cache: bool,
+}
+
+#[cfg(feature = "cli")]
+fn parse_structured(s: &str) -> std::result::Result<StructuredOutput, String> {
+    s.parse()
+}
+
+#[cfg(feature = "cli")]
+fn parse_preset(s: &str) -> std::result::Result<SamplingPreset, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_owned()))
+        .map_err(|_| format!("unknown preset {s:?} (deterministic, paper-gpt4, paper-open-models)"))
+}
+
+#[cfg(feature = "cli")]
+fn parse_target(s: &str) -> std::result::Result<Target, String> {
+    s.parse()
+}
+
+impl MetricUnit for Llm {
+    type Options = LlmOptions;
+    #[cfg(feature = "cli")]
+    type Args = LlmArgs;
+    const METRICS: &'static [&'static MetricInfo] = &[&LLM, &LLM_PIPELINE];
+    const COMPILED_IN: bool = cfg!(feature = "llm");
+
+    fn build(metric: &'static MetricInfo, options: &LlmOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+        let _ = runtime;
+        #[cfg(feature = "llm")]
+        {
+            imp::build(metric, options)
+        }
+        #[cfg(not(feature = "llm"))]
+        {
+            let _ = options;
+            Err(super::feature_disabled(metric))
+        }
+    }
+
+    /// Pipeline: the stage-1 extractions (with the quotes found in the texts); both: one
+    /// [`Rating`] per element and per evidence span, with the rationale and the raw reply.
+    fn explain(metric: &'static MetricInfo, detail: &serde_json::Value) -> Vec<ExplainBlock> {
+        let Ok(d) = serde_json::from_value::<Detail>(detail.clone()) else {
+            return crate::explain::generic(detail);
+        };
+        let mut blocks = Vec::new();
+        if let Some(x) = &d.extraction {
+            let mut ratings = Vec::new();
+            for (label, side, e) in [
+                ("PICO quoted from the abstract", Side::Source, &x.abstract_pico),
+                ("PICO quoted from the summary", Side::Summary, &x.summary_pico),
+                ("results quoted from the summary", Side::Summary, &x.summary_results),
+            ] {
+                let Some(e) = e else { continue };
+                ratings.push(Rating {
+                    element: label.to_owned(),
+                    rating: None,
+                    scale: None,
+                    rationale: None,
+                    raw: e.reply.clone(),
+                    quotes: e
+                        .quotes
+                        .iter()
+                        .map(|q| Quote { text: q.text.clone(), span: q.span.and_then(|[a, b]| TextSpan::new(side, a, b)) })
+                        .collect(),
+                    note: e.error.clone().map(|err| format!("request failed: {err}")),
+                });
+            }
+            blocks.push(ExplainBlock::Ratings { title: "stage 1: extractions (quotes located in the texts where found)".into(), ratings });
+        }
+        let scale = |d: &Element| d.rating.map(|r| format!("human scale 1-4; prompt rating {r}"));
+        let rate = |element: String, e: &Element| Rating {
+            element,
+            rating: e.score,
+            scale: scale(e),
+            rationale: e.rationale.clone(),
+            raw: e.reply.clone(),
+            quotes: Vec::new(),
+            note: e
+                .null_reason
+                .clone()
+                .or_else(|| e.error.as_ref().map(|x| format!("request failed: {x}")))
+                .or_else(|| e.cached.then(|| "answer from the cache".to_owned())),
+        };
+        let mut ratings: Vec<Rating> = ["population", "intervention", "comparator", "outcome"]
+            .iter()
+            .filter_map(|k| d.elements.get(*k).map(|e| rate((*k).to_owned(), e)))
+            .collect();
+        for (i, e) in d.evidence.iter().enumerate() {
+            let mut r = rate(format!("evidence [{}]", i + 1), e);
+            if let Some(span) = &e.span {
+                r.quotes.push(Quote { text: span.clone(), span: None });
+            }
+            ratings.push(r);
+        }
+        let title = if metric.name == LLM_PIPELINE.name {
+            "stage 2: ratings over the extractions (4 accurate … 1 missing)"
+        } else {
+            "ratings over the full texts (4 accurate … 1 missing)"
+        };
+        blocks.push(ExplainBlock::Ratings { title: title.into(), ratings });
+        blocks
+    }
+
+    #[cfg(feature = "cli")]
+    fn apply_args(args: &LlmArgs, o: &mut LlmOptions) {
+        if args.llm_base_url.is_some() {
+            o.base_url.clone_from(&args.llm_base_url);
+        }
+        if args.llm_model.is_some() {
+            o.model.clone_from(&args.llm_model);
+        }
+        if args.llm_api_key_env.is_some() {
+            o.api_key_env.clone_from(&args.llm_api_key_env);
+        }
+        if let Some(s) = args.llm_structured {
+            o.structured_output = s;
+        }
+        if let Some(p) = args.llm_preset {
+            o.preset = p;
+        }
+        o.temperature = args.llm_temperature.or(o.temperature);
+        o.top_p = args.llm_top_p.or(o.top_p);
+        o.seed = args.llm_seed.or(o.seed);
+        o.max_tokens = args.llm_max_tokens.or(o.max_tokens);
+        o.extract_max_tokens = args.llm_extract_max_tokens.or(o.extract_max_tokens);
+        o.rationale_max_chars = args.llm_rationale_max_chars.or(o.rationale_max_chars);
+        if !args.llm_elements.is_empty() {
+            o.elements.clone_from(&args.llm_elements);
+        }
+        if args.evidence_separator.is_some() {
+            o.evidence_separator.clone_from(&args.evidence_separator);
+        }
+        let c = &mut o.runtime.client;
+        c.concurrency = args.llm_concurrency.unwrap_or(c.concurrency);
+        c.timeout_s = args.llm_timeout.unwrap_or(c.timeout_s);
+        c.retries = args.llm_retries.unwrap_or(c.retries);
+        if args.llm_cache.is_some() {
+            o.runtime.cache.clone_from(&args.llm_cache);
+        }
+        o.runtime.no_cache |= args.llm_no_cache;
+    }
+
+    /// Requests, estimated prompt tokens and the completion-token bound; nothing is sent.
+    fn plan(metric: &'static MetricInfo, options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
+        let protocol = if metric.name == LLM_PIPELINE.name { factpico_llm::Protocol::Pipeline } else { factpico_llm::Protocol::FullText };
+        let sep = options.evidence_separator.clone().unwrap_or_else(|| factpico_llm::DEFAULT_EVIDENCE_SEPARATOR.to_owned());
+        let spans: Vec<Option<Vec<String>>> = pairs
+            .iter()
+            .map(|p| p.extra("evidence").and_then(|v| factpico_llm::evidence_spans(v, &sep).ok().flatten()))
+            .collect();
+        let rows: Vec<factpico_llm::RowInput<'_>> = pairs
+            .iter()
+            .zip(&spans)
+            .map(|(p, s)| factpico_llm::RowInput { source: p.source, summary: p.summary, evidence: s.as_deref() })
+            .collect();
+        Some(factpico_llm::plan(protocol, options, &rows).map_err(|e| crate::Error::init(metric.name, e)).map(|p| {
+            let stage2 = if p.stage2_requests > 0 {
+                format!(" ({} of them rate stage-1 replies; their prompt tokens are counted with each reply at its max tokens, an upper bound)", p.stage2_requests)
+            } else {
+                String::new()
+            };
+            let completion = p.max_completion_tokens.map_or_else(|| "unbounded (no max tokens)".to_owned(), |n| format!("at most {n}"));
+            format!(
+                "{}: {} requests{stage2} for {} rows ({} with evidence spans); estimated prompt tokens ≈ {} (⌈characters/4⌉ per message); completion tokens {completion}. Answers already in the cache are not sent again.",
+                metric.name, p.requests, p.rows, p.rows_with_evidence, p.estimated_prompt_tokens
+            )
+        }))
+    }
+
+    #[cfg(feature = "cli")]
+    fn input_fields(args: &LlmArgs) -> Vec<(&'static str, String)> {
+        args.evidence_field.iter().map(|f| ("evidence", f.clone())).collect()
+    }
+
+    #[cfg(feature = "cli")]
+    fn flag_metrics(id: &str) -> &'static [&'static str] {
+        match id {
+            "llm_extract_max_tokens" => &["llm_pipeline"],
+            _ => &[],
+        }
+    }
+}
+
+/// The part of an `llm` / `llm_pipeline` detail the explanation reads.
+#[derive(Debug, Deserialize)]
+struct Detail {
+    #[serde(default)]
+    elements: std::collections::BTreeMap<String, Element>,
+    #[serde(default)]
+    evidence: Vec<Element>,
+    extraction: Option<Extraction>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Element {
+    rating: Option<u8>,
+    score: Option<f64>,
+    rationale: Option<String>,
+    null_reason: Option<String>,
+    reply: Option<String>,
+    #[serde(default)]
+    cached: bool,
+    error: Option<String>,
+    span: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Extraction {
+    abstract_pico: Option<Stage1>,
+    summary_pico: Option<Stage1>,
+    summary_results: Option<Stage1>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Stage1 {
+    reply: Option<String>,
+    error: Option<String>,
+    #[serde(default)]
+    quotes: Vec<DetailQuote>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DetailQuote {
+    text: String,
+    span: Option<[usize; 2]>,
+}
+
+#[cfg(feature = "llm")]
+mod imp {
+    use factpico_llm::{evidence_spans, Evaluator, Protocol, RowInput, DEFAULT_EVIDENCE_SEPARATOR};
+
+    use super::{LlmOptions, LLM, LLM_PIPELINE};
+    use crate::metric::{Metric, MetricInfo, MetricOutput, Pair, RunReport};
+    use crate::{Error, Result};
+
+    pub(super) fn build(metric: &'static MetricInfo, options: &LlmOptions) -> Result<Box<dyn Metric>> {
+        let protocol = if metric.name == LLM_PIPELINE.name { Protocol::Pipeline } else { Protocol::FullText };
+        let evaluator = Evaluator::try_new(protocol, options).map_err(|e| Error::init(metric.name, e))?;
+        let info: &'static MetricInfo = if protocol == Protocol::Pipeline { &LLM_PIPELINE } else { &LLM };
+        let separator = options.evidence_separator.clone().unwrap_or_else(|| DEFAULT_EVIDENCE_SEPARATOR.to_owned());
+        Ok(Box::new(LlmMetric { info, evaluator, separator }))
+    }
+
+    struct LlmMetric {
+        info: &'static MetricInfo,
+        evaluator: Evaluator,
+        separator: String,
+    }
+
+    impl Metric for LlmMetric {
+        fn info(&self) -> &'static MetricInfo {
+            self.info
+        }
+
+        /// The served model, the template version, the structured-output mode used (and any
+        /// fallback), sampling — never the API key.
+        fn provenance(&self) -> serde_json::Value {
+            self.evaluator.provenance()
+        }
+
+        fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
+            self.score_batch(std::slice::from_ref(pair))?
+                .pop()
+                .unwrap_or_else(|| Err(Error::metric(self.info.name, "no result for the row")))
+        }
+
+        /// Requests (distinct, cached, sent, failed, retries) and tokens of the run so far; the
+        /// failed requests make `factpico score` exit non-zero.
+        fn run_report(&self) -> Option<RunReport> {
+            let s = self.evaluator.stats();
+            let mut lines = vec![
+                (
+                    "requests".to_owned(),
+                    format!("{} distinct: {} from the cache, {} sent and answered, {} failed; {} retries", s.requests, s.cached, s.answered, s.failed, s.retries),
+                ),
+                ("tokens sent".to_owned(), format!("{} prompt + {} completion", s.prompt_tokens, s.completion_tokens)),
+                ("tokens of cached answers".to_owned(), format!("{} prompt + {} completion", s.cached_prompt_tokens, s.cached_completion_tokens)),
+            ];
+            let served = self.evaluator.served_model();
+            lines.push(("served model".to_owned(), served.id.clone()));
+            let so = self.evaluator.structured_output();
+            lines.push((
+                "structured output".to_owned(),
+                match &so.fallback {
+                    Some(why) => format!("{} requested, {} used ({why})", so.requested, so.used),
+                    None => so.used.to_string(),
+                },
+            ));
+            if let Some(p) = self.evaluator.cache_path() {
+                lines.push(("cache".to_owned(), p.display().to_string()));
+            }
+            if s.cache_write_errors > 0 {
+                lines.push(("cache write errors".to_owned(), s.cache_write_errors.to_string()));
+            }
+            let advice = (s.failed > 0).then(|| {
+                format!(
+                    "{} requests failed after their retries (first: {}); their columns are documented nulls. Re-run the same command: the {} answered requests come from the cache and only the failed ones are sent",
+                    s.failed,
+                    s.first_failures.first().cloned().unwrap_or_default(),
+                    s.cached + s.answered
+                )
+            });
+            Some(RunReport { lines, failures: s.failed, advice })
+        }
+
+        /// All rows' requests run concurrently (bounded by `--llm-concurrency`); a failed
+        /// request is a documented null of that row, never an error of the batch.
+        fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
+            let mut warnings: Vec<Option<String>> = Vec::with_capacity(pairs.len());
+            let spans: Vec<Option<Vec<String>>> = pairs
+                .iter()
+                .map(|p| match p.extra("evidence").map(|v| evidence_spans(v, &self.separator)) {
+                    None => {
+                        warnings.push(None);
+                        None
+                    }
+                    Some(Ok(s)) => {
+                        warnings.push(None);
+                        s
+                    }
+                    Some(Err(e)) => {
+                        warnings.push(Some(format!("evidence field ignored: {e}")));
+                        None
+                    }
+                })
+                .collect();
+            let rows: Vec<RowInput<'_>> = pairs
+                .iter()
+                .zip(&spans)
+                .map(|(p, s)| RowInput { source: p.source, summary: p.summary, evidence: s.as_deref() })
+                .collect();
+            let results = self.evaluator.evaluate(&rows);
+            Ok(results
+                .into_iter()
+                .zip(warnings)
+                .map(|(r, w)| {
+                    let mut out = MetricOutput { scores: r.scores, nulls: r.nulls, detail: Some(r.detail), warnings: r.warnings };
+                    out.warnings.extend(w);
+                    Ok(out)
+                })
+                .collect())
+        }
+    }
+}
