@@ -216,4 +216,6 @@ fn evidence_spans_from_a_csv_cell_and_the_api_key_never_in_the_output() {
         assert!(!s.contains(secret), "the API key is in the {what}");
     }
     assert!(written.contains("FACTPICO_CLI_TEST_KEY"), "the provenance names the variable");
+    // schema 2: the evidence field is part of the recorded input mapping
+    assert_eq!(r[0]["provenance"]["input"]["fields"]["evidence"], json!("spans"), "{}", r[0]["provenance"]["input"]);
 }
