@@ -135,21 +135,7 @@ impl Format {
     }
 }
 
-/// The `input_sha256` of a row, which identifies the texts it was computed from (`score
-/// --resume` and `report` check it): the first 16 hex digits of sha256(source ‖ 0x00 ‖
-/// summary), or, for a row with per-row side inputs, of sha256(source ‖ 0x00 ‖ summary ‖ 0x00 ‖
-/// JSON of the extras map) (keys sorted, compact): rows without extras hash as in schema 1.
-pub fn input_sha256(source: &str, summary: &str, extras: &factpico::Extras) -> String {
-    let mut h = sha2::Sha256::new();
-    h.update(source.as_bytes());
-    h.update([0u8]);
-    h.update(summary.as_bytes());
-    if !extras.is_empty() {
-        h.update([0u8]);
-        h.update(serde_json::to_string(extras).unwrap_or_default().as_bytes());
-    }
-    hex::encode(&h.finalize()[..8])
-}
+pub use factpico::input_sha256;
 
 /// `provenance.input` of output schema 2: how the rows were read, so that a report can
 /// re-read the input and `--resume` can refuse a different reading:

@@ -140,7 +140,7 @@ impl Scorer {
                         rep.row = Some(first_row + i as u64);
                         rep.id = Some(ids[i].clone());
                         rep.system = systems[i].clone();
-                        rep.input_sha256 = Some(sha256_prefix(&sources[i], &summaries[i], &extras[i]));
+                        rep.input_sha256 = Some(factpico::input_sha256(&sources[i], &summaries[i], &extras[i]));
                         rep
                     })
                     .collect();
@@ -157,23 +157,6 @@ impl Scorer {
     }
 }
 
-/// First 16 hex digits of sha256(source ‖ 0x00 ‖ summary), or, with per-row side inputs, of
-/// sha256(source ‖ 0x00 ‖ summary ‖ 0x00 ‖ compact JSON of the extras map, keys sorted): the
-/// row's `input_sha256`, as `factpico score` computes it (a copy of the CLI's helper until the
-/// facade has one).
-fn sha256_prefix(source: &str, summary: &str, extras: &Extras) -> String {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    h.update(source.as_bytes());
-    h.update([0u8]);
-    h.update(summary.as_bytes());
-    if !extras.is_empty() {
-        h.update([0u8]);
-        h.update(serde_json::to_string(extras).unwrap_or_default().as_bytes());
-    }
-    hex::encode(&h.finalize()[..8])
-}
-
 /// `input_sha256(source, summary, extras_json=None)`: the row identity hash `factpico score`
 /// records (`extras_json`: the row's side inputs as a JSON object).
 #[pyfunction]
@@ -183,7 +166,7 @@ pub(crate) fn input_sha256(source: &str, summary: &str, extras_json: Option<&str
         Some(j) => serde_json::from_str(j).map_err(|e| PyValueError::new_err(format!("per-row inputs: {e}")))?,
         None => Extras::new(),
     };
-    Ok(sha256_prefix(source, summary, &extras))
+    Ok(factpico::input_sha256(source, summary, &extras))
 }
 
 fn parse_row(row_json: &str) -> PyResult<Report> {

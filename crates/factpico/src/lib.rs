@@ -45,7 +45,7 @@ pub use metric::{
     RunReport,
     Texts,
 };
-pub use report::{Report, Sentences, Warning, SCHEMA_VERSION};
+pub use report::{input_sha256, Report, Sentences, Warning, SCHEMA_VERSION};
 pub use scorer::{Scorer, ScorerBuilder};
 #[cfg(feature = "cli")]
 pub use session::RuntimeArgs;

@@ -88,3 +88,20 @@ impl Report {
         self.scores.get(name).copied().flatten()
     }
 }
+
+/// The `input_sha256` of a row, which identifies the texts it was computed from (`score
+/// --resume` and `report` check it): the first 16 hex digits of sha256(source ‖ 0x00 ‖
+/// summary), or, for a row with per-row side inputs, of sha256(source ‖ 0x00 ‖ summary ‖ 0x00 ‖
+/// JSON of the extras map) (keys sorted, compact): rows without extras hash as in schema 1.
+pub fn input_sha256(source: &str, summary: &str, extras: &crate::Extras) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(source.as_bytes());
+    h.update([0u8]);
+    h.update(summary.as_bytes());
+    if !extras.is_empty() {
+        h.update([0u8]);
+        h.update(serde_json::to_string(extras).unwrap_or_default().as_bytes());
+    }
+    hex::encode(&h.finalize()[..8])
+}
