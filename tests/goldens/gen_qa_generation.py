@@ -13,7 +13,7 @@ Inputs: self-written strings (stored) and strings built from the first real Info
 pairs at generation time (stored only as sha256 + the char offsets used to build them).
 Stored per input: the slow tokenizer's input ids and the generated ids.
 
-Run: /work/venvs/qa/bin/python tests/goldens/gen_qa_generation.py
+Run: `cargo xtask fixtures qa` (in the reference venv of `cargo xtask venv reference`)
 """
 import hashlib
 import importlib.util

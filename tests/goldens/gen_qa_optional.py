@@ -8,7 +8,7 @@
   ``datasets.load_metric("bertscore")``).
 * **LERC-QuIP** (QAFactEval's headline score): ``LERCQuipScorer`` of
   salesforce/QAFactEval ``lerc_quip.py``, read from the local clone
-  (``$QAFACTEVAL_REPO``, default ``/work/.mirror/salesforce+QAFactEval/repo``, ``git show
+  (``$QAFACTEVAL_REPO``, a checkout of salesforce/QAFactEval; required, ``git show
   HEAD:lerc_quip.py``) at generation time and executed unmodified; its base class
   ``qaeval.scoring.scorers.scorer.Scorer`` comes from the ``qaeval`` 0.1.0 wheel.
 
@@ -66,7 +66,7 @@ import gen_qa_fixtures  # noqa: E402
 
 WORK = gen_qa_fixtures.WORK
 OUT = ROOT / "fixtures" / "models"
-QAFACTEVAL_REPO = Path(os.environ.get("QAFACTEVAL_REPO", "/work/.mirror/salesforce+QAFactEval/repo"))
+QAFACTEVAL_REPO = Path(os.environ.get("QAFACTEVAL_REPO") or sys.exit("set QAFACTEVAL_REPO to a checkout of salesforce/QAFactEval"))
 
 # Self-written lines (cased, some Unicode) for the cased WordPiece vocabulary.
 EXTRA_LINES = """\

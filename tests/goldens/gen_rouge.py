@@ -3,9 +3,9 @@
 Reference: PyPI ``rouge-score==0.1.2`` (Google) with ``nltk`` (its ``PorterStemmer``
 in the default NLTK_EXTENSIONS mode). Run in a throw-away venv outside the repo::
 
-    python3 -m venv /work/venvs/rouge
-    /work/venvs/rouge/bin/pip install rouge-score==0.1.2 nltk
-    /work/venvs/rouge/bin/python tests/goldens/gen_rouge.py
+    python3 -m venv "$ROUGE_VENV"
+    "$ROUGE_VENV"/bin/pip install rouge-score==0.1.2 nltk
+    "$ROUGE_VENV"/bin/python tests/goldens/gen_rouge.py
 
 Writes (numbers, ids and self-written text only; never text of ``../shared``):
 

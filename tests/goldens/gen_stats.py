@@ -25,8 +25,8 @@ References, run unmodified:
     independent check.
 
 Usage (venv with numpy, scipy, statsmodels; see THIRD_PARTY/this header):
-  /work/venvs/stats/bin/python tests/goldens/gen_stats.py \
-      [--mtme-repo /work/.mirror/google-research+mt-metrics-eval/repo] \
+  $STATS_VENV/bin/python tests/goldens/gen_stats.py \
+      [--mtme-repo CHECKOUT]   # default $MTME_REPO: a checkout of google-research/mt-metrics-eval \
       [--shared ../shared]
 """
 
@@ -367,7 +367,8 @@ def real(mstats, shared):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mtme-repo", default="/work/.mirror/google-research+mt-metrics-eval/repo")
+    ap.add_argument("--mtme-repo", default=os.environ.get("MTME_REPO"), required="MTME_REPO" not in os.environ,
+                    help="a checkout of google-research/mt-metrics-eval (default $MTME_REPO)")
     ap.add_argument("--shared", default=os.path.join(HERE, "..", "..", "..", "shared"))
     args = ap.parse_args()
     mstats, commit = load_mtme(args.mtme_repo)

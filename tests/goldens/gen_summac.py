@@ -3,7 +3,7 @@
 Reference: ``tingofurro/summac`` @ c1f3da9 as published on PyPI as ``summac`` 0.0.4
 (installed ``--no-deps``: its ``huggingface-hub`` pin clashes with transformers 4.46.3; its
 ``model_summac.py`` is byte-identical to that commit). Run by ``cargo xtask fixtures summac``
-in the reference venv (``FACTPICO_SUMMAC_PYTHON``, default ``/work/venvs/summac-ref``).
+in the reference venv (``FACTPICO_SUMMAC_PYTHON``, see docs/summac.md for how to create it).
 
 NLI models, registered in the reference's ``model_map`` at run time (no file is edited):
 

@@ -19,6 +19,9 @@ use serde_json::{json, Value};
 
 use crate::python::{repo_root, run, work_dir};
 
+/// One measure's name with factpico's and the `openai` client's runs.
+type Measured = (String, Vec<Value>, Vec<Value>);
+
 fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
 }
@@ -99,7 +102,7 @@ pub fn bench(n: usize) -> Result<()> {
     let openai = |bodies: &Path, c: usize| json_line(Command::new(&py).arg(&script).arg(&url).arg(bodies).arg(c.to_string()));
 
     let load_before = loadavg();
-    let result = (|| -> Result<Vec<(String, Vec<Value>, Vec<Value>)>> {
+    let result = (|| -> Result<Vec<Measured>> {
         factpico(&throughput, concurrency)?; // warm-up: both clients then meet a warm prompt cache
         let mut out = Vec::new();
         for (what, bodies, c) in [("throughput", &throughput, concurrency), ("overhead", &overhead, 1)] {

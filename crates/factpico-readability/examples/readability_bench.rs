@@ -1,7 +1,7 @@
 //! Times FKGL + FRE over a list of texts for both textstat families.
 //!
 //! ```text
-//! /work/venvs/textstat073/bin/python crates/factpico-readability/tools/bench.py --dump /tmp/readability_texts.json
+//! $TEXTSTAT073/bin/python crates/factpico-readability/tools/bench.py --dump /tmp/readability_texts.json
 //! cargo run --release -p factpico-readability --example readability_bench -- /tmp/readability_texts.json
 //! ```
 //! The input is a JSON array of strings (the bench tool writes the 600 corpus texts; they stay

