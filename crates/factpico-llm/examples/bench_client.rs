@@ -61,10 +61,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let c: usize = flag("--concurrency").map(|v| v.parse()).transpose()?.unwrap_or(4);
             let client = Client::new(&args[1], "bench", None, ClientOptions { concurrency: c, retries: 0, ..ClientOptions::default() })?;
             let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+            // Latency is timed from when a request may go out (a permit of this semaphore, as
+            // the Python side's asyncio.Semaphore), not from when it was queued: with all
+            // futures started at once, timing before the client's own limit would count the
+            // wait for a free slot (about half the run's wall time) as latency.
+            let permits = tokio::sync::Semaphore::new(c);
             let t0 = Instant::now();
             let results = rt.block_on(futures_util::future::join_all(bodies.iter().map(|b| {
-                let client = &client;
+                let (client, permits) = (&client, &permits);
                 async move {
+                    let _permit = permits.acquire().await.expect("the semaphore is never closed");
                     let t = Instant::now();
                     let r = client.chat(b).await;
                     (t.elapsed().as_secs_f64() * 1000.0, r)
