@@ -66,7 +66,8 @@ import gen_qa_fixtures  # noqa: E402
 
 WORK = gen_qa_fixtures.WORK
 OUT = ROOT / "fixtures" / "models"
-QAFACTEVAL_REPO = Path(os.environ.get("QAFACTEVAL_REPO") or sys.exit("set QAFACTEVAL_REPO to a checkout of salesforce/QAFactEval"))
+# A checkout of salesforce/QAFactEval; needed (and checked) only where lerc_quip.py is read.
+QAFACTEVAL_REPO = os.environ.get("QAFACTEVAL_REPO")
 
 # Self-written lines (cased, some Unicode) for the cased WordPiece vocabulary.
 EXTRA_LINES = """\
@@ -381,6 +382,8 @@ def load_lerc_quip_scorer():
     exec(compile(z.read("qaeval/scoring/scorers/scorer.py").decode(), "qaeval/scoring/scorers/scorer.py", "exec"),
          mod.__dict__)
     sys.modules[name] = mod
+    if not QAFACTEVAL_REPO:
+        sys.exit("set QAFACTEVAL_REPO to a checkout of salesforce/QAFactEval (its lerc_quip.py is read from there)")
     src = subprocess.run(["git", "-C", str(QAFACTEVAL_REPO), "show", "HEAD:lerc_quip.py"], check=True,
                          capture_output=True, text=True).stdout
     commit = subprocess.run(["git", "-C", str(QAFACTEVAL_REPO), "rev-parse", "HEAD"], check=True,

@@ -24,10 +24,10 @@ References, run unmodified:
     scores; the closed form, and scipy.integrate.quad of p*ln(p/q) as an
     independent check.
 
-Usage (venv with numpy, scipy, statsmodels; see THIRD_PARTY/this header):
+Usage (venv with numpy, scipy, statsmodels; see THIRD_PARTY/this header;
+--mtme-repo defaults to $MTME_REPO, a checkout of google-research/mt-metrics-eval):
   $STATS_VENV/bin/python tests/goldens/gen_stats.py \
-      [--mtme-repo CHECKOUT]   # default $MTME_REPO: a checkout of google-research/mt-metrics-eval \
-      [--shared ../shared]
+      [--mtme-repo CHECKOUT] [--shared ../shared]
 """
 
 import argparse
@@ -53,6 +53,13 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MTME_FILES = ["stats.py", "tau_optimization.py", "pce.py"]
+
+
+def add_mtme_repo_argument(ap):
+    """``--mtme-repo``: a checkout of google-research/mt-metrics-eval (default ``$MTME_REPO``;
+    required when that is unset)."""
+    ap.add_argument("--mtme-repo", default=os.environ.get("MTME_REPO"), required="MTME_REPO" not in os.environ,
+                    help="a checkout of google-research/mt-metrics-eval (default $MTME_REPO)")
 
 
 def load_mtme(repo):
@@ -367,8 +374,7 @@ def real(mstats, shared):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mtme-repo", default=os.environ.get("MTME_REPO"), required="MTME_REPO" not in os.environ,
-                    help="a checkout of google-research/mt-metrics-eval (default $MTME_REPO)")
+    add_mtme_repo_argument(ap)
     ap.add_argument("--shared", default=os.path.join(HERE, "..", "..", "..", "shared"))
     args = ap.parse_args()
     mstats, commit = load_mtme(args.mtme_repo)

@@ -179,7 +179,7 @@ def main() -> None:
             tmp.write_text(json.dumps(res, indent=2))
             os.replace(tmp, a.out)
         print(f"bench.py: section {name} done in {time.perf_counter() - t:.0f}s", file=sys.stderr, flush=True)
-        print(markdown({**res, "load_average_at_end": os.getloadavg()}, only=name), file=sys.stderr, flush=True)
+        print(markdown(res, only=name), file=sys.stderr, flush=True)
 
     if "rouge" in a.sections:
         section("rouge", lambda: bench_rouge(pairs, a.repeat))

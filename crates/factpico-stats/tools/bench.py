@@ -15,7 +15,7 @@ import numpy as np
 import scipy.stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "goldens"))
-from gen_stats import load_mtme  # noqa: E402
+from gen_stats import add_mtme_repo_argument, load_mtme  # noqa: E402
 
 
 def bench(name, runs, fn):
@@ -30,8 +30,7 @@ def bench(name, runs, fn):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mtme-repo", default=os.environ.get("MTME_REPO"), required="MTME_REPO" not in os.environ,
-                    help="a checkout of google-research/mt-metrics-eval (default $MTME_REPO)")
+    add_mtme_repo_argument(ap)
     args = ap.parse_args()
     mstats, _ = load_mtme(args.mtme_repo)
     rng = np.random.default_rng(1)
