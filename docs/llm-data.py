@@ -2,7 +2,8 @@
 """Inputs for the LLM evaluators' real-data runs of docs/llm.md (stdlib only). Writes, under
 OUT_DIR (git-ignored `.factpico/llm` in the docs; nothing from ../shared enters the repo):
 
-* ``shaib_plain_<N>.jsonl``: the first N rows (file order) of Shaib et al. 2023's
+* ``shaib_plain_<N>.jsonl``: the first N rows (file order; with OFFSET > 0, rows OFFSET ..
+  OFFSET+N-1 into ``shaib_plain_<OFFSET>-<OFFSET+N>.jsonl``) of Shaib et al. 2023's
   ``single_doc_annotations_1.csv`` as ``{"id", "source", "summary"}`` with
   ``id = "sh_" + first 12 hex of sha256(abstract)`` (the ``doc_id`` of
   ``derived_human_avg_plain.csv``), ``source`` = ``abstract``, ``summary`` = ``plain_summary``.
@@ -14,7 +15,7 @@ OUT_DIR (git-ignored `.factpico/llm` in the docs; nothing from ../shared enters 
   the abstract).
 
 Usage:
-  python3 docs/llm-data.py ../shared/data .factpico/llm [N=40] [K=2]
+  python3 docs/llm-data.py ../shared/data .factpico/llm [N=40] [K=2] [OFFSET=0]
 """
 import csv
 import hashlib
@@ -27,10 +28,14 @@ def main() -> None:
     data, out = sys.argv[1], sys.argv[2]
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 40
     k = int(sys.argv[4]) if len(sys.argv) > 4 else 2
+    offset = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    if n < 0 or k < 0 or offset < 0:
+        sys.exit("N, K and OFFSET must be >= 0")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(data, "shaib2023/single-doc-annotations/single_doc_annotations_1.csv"), newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))[:n]
-    with open(os.path.join(out, f"shaib_plain_{n}.jsonl"), "w", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))[offset:offset + n]
+    name = f"shaib_plain_{n}.jsonl" if offset == 0 else f"shaib_plain_{offset}-{offset + n}.jsonl"
+    with open(os.path.join(out, name), "w", encoding="utf-8") as f:
         for r in rows:
             key = hashlib.sha256(r["abstract"].encode("utf-8")).hexdigest()[:12]
             f.write(json.dumps({"id": f"sh_{key}", "source": r["abstract"], "summary": r["plain_summary"]}, ensure_ascii=False) + "\n")

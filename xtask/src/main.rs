@@ -6,8 +6,9 @@
 //!   `factpico_runtime::setup_ort` when absent) is passed to the tests as `ORT_DYLIB_PATH`.
 //! * `cargo xtask ort` — install ONNX Runtime into `$FACTPICO_HOME/ort` (see `ort.rs`).
 //! * `cargo xtask export alignscore|hf|quantize ...` — the `onnx/` export scripts (`export.rs`).
-//! * `cargo xtask models [--list | NAME [--from DIR]]` — every published model the metrics use:
-//!   download + export, or the same export from files placed by hand (`models.rs`).
+//! * `cargo xtask models [--list | NAME [--from DIR]]` — every published model of the library's
+//!   catalogue (`crates/factpico-models/catalogue.json`): the library's pull with the export
+//!   venv, or the same export from files placed by hand (`models.rs`).
 //! * `cargo xtask replicas` — random-weight replicas of every published file format, exported
 //!   with the user-facing command and checked against the reference's own loader (`replicas.rs`).
 //! * `cargo xtask venv NAME` — create one of the Python environments (`python.rs`).

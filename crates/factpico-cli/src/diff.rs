@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use factpico::Report;
+use crate::term::escape_controls;
 
 use crate::output;
 
@@ -50,7 +51,7 @@ fn parse_tol(s: &str) -> Result<(String, f64), String> {
 /// One drifted value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Drift {
-    /// Row id.
+    /// Row (id and system, as [`show`] writes it).
     pub id: String,
     /// Column.
     pub column: String,
@@ -60,17 +61,27 @@ pub struct Drift {
     pub new: Option<f64>,
 }
 
-/// Rows are joined on (id, system), so files with several systems per id (FactPICO's
-/// 3 summaries per abstract) compare row by row.
-fn key(r: &Report) -> String {
+/// A row's join key: (id, system). Rows are joined on the pair, so files with several systems
+/// per id (FactPICO's 3 summaries per abstract) compare row by row, and id `x [s]` without a
+/// system is a different row from id `x` of system `s`. A row without an id (an unreadable
+/// record) is `row-<n>`.
+type Key = (String, Option<String>);
+
+fn key(r: &Report) -> Key {
     let id = r.id.clone().unwrap_or_else(|| format!("row-{}", r.row.unwrap_or(0)));
-    match &r.system {
-        Some(s) => format!("{id} [{s}]"),
-        None => id,
+    (id, r.system.clone())
+}
+
+/// How a key is shown: `id [system]`, or `id` for a row without a system (escaped for the
+/// terminal by the caller).
+fn show(k: &Key) -> String {
+    match &k.1 {
+        Some(s) => format!("{} [{s}]", k.0),
+        None => k.0.clone(),
     }
 }
 
-fn load(path: &std::path::Path) -> Result<BTreeMap<String, Report>> {
+fn load(path: &std::path::Path) -> Result<BTreeMap<Key, Report>> {
     let mut m = BTreeMap::new();
     let mut dup = None;
     output::for_each_report(path, |r| {
@@ -81,15 +92,21 @@ fn load(path: &std::path::Path) -> Result<BTreeMap<String, Report>> {
         Ok(())
     })?;
     if let Some(k) = dup {
-        bail!("{}: (id, system) `{k}` occurs more than once; rows must be unique to compare files", path.display());
+        bail!("{}: (id, system) `{}` occurs more than once; rows must be unique to compare files", path.display(), show(&k));
+    }
+    if m.is_empty() {
+        bail!("{} has no rows; give a file written by `factpico score`", path.display());
     }
     Ok(m)
 }
 
-/// Runs `factpico diff`; returns the exit code (0 = no drift, 1 = drift).
+/// Runs `factpico diff`; returns the exit code (0 = no drift, 1 = drift or rows in one file
+/// only).
 ///
 /// # Errors
-/// Unreadable files or duplicate ids.
+/// Unreadable files, lines that are not score rows, empty files, duplicate (id, system)
+/// pairs, a column named that is in neither file, or no value compared at all (a gate that
+/// compares nothing must not pass).
 pub fn run(args: &DiffArgs) -> Result<i32> {
     let old = load(&args.old)?;
     let new = load(&args.new)?;
@@ -106,8 +123,8 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
             );
         }
     }
-    let only_old: Vec<&String> = old.keys().filter(|k| !new.contains_key(*k)).collect();
-    let only_new: Vec<&String> = new.keys().filter(|k| !old.contains_key(*k)).collect();
+    let only_old: Vec<&Key> = old.keys().filter(|k| !new.contains_key(*k)).collect();
+    let only_new: Vec<&Key> = new.keys().filter(|k| !old.contains_key(*k)).collect();
     let mut drifts = Vec::new();
     let mut compared = 0u64;
     for (id, o) in &old {
@@ -130,7 +147,7 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
                 _ => false,
             };
             if !same {
-                drifts.push(Drift { id: id.clone(), column: c, old: a, new: b });
+                drifts.push(Drift { id: show(id), column: c, old: a, new: b });
             }
         }
     }
@@ -149,7 +166,8 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
             let _ = writeln!(table, "… and {} more", drifts.len() - args.max_print);
         }
         // A closed standard output (`| head`) stops the table; the exit code still says drift.
-        output::print_stdout(&table)?;
+        // Ids and systems are data: escaped for the terminal.
+        output::print_stdout(&escape_controls(&table))?;
     }
     let mut by_col: BTreeMap<&str, usize> = BTreeMap::new();
     for d in &drifts {
@@ -169,9 +187,15 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
     );
     for (what, ids) in [("only in OLD", &only_old), ("only in NEW", &only_new)] {
         if !ids.is_empty() {
-            let ex: Vec<&str> = ids.iter().take(5).map(|s| s.as_str()).collect();
-            eprintln!("rows {what}: {}{}", ex.join(", "), if ids.len() > 5 { ", …" } else { "" });
+            let ex: Vec<String> = ids.iter().take(5).map(|k| show(k)).collect();
+            eprintln!("rows {what}: {}{}", escape_controls(&ex.join(", ")), if ids.len() > 5 { ", …" } else { "" });
         }
+    }
+    if compared == 0 {
+        bail!(
+            "compared no values: the files share no row with a score column{}; a gate that compares nothing does not pass",
+            if args.columns.is_empty() { String::new() } else { " among --columns".to_owned() }
+        );
     }
     Ok(i32::from(!drifts.is_empty() || !only_old.is_empty() || !only_new.is_empty()))
 }

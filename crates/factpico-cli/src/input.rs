@@ -114,12 +114,34 @@ impl InputArgs {
     /// `--format`, else the format of `input`'s extension.
     ///
     /// # Errors
-    /// Neither tells the format.
+    /// Neither tells the format (a compressed file's extension, `.gz`, `.zip`, ..., is named
+    /// as compressed).
     pub fn format_of(&self, input: &Path) -> Result<Format> {
         match self.format.or_else(|| Format::from_path(input)) {
             Some(f) => Ok(f),
-            None => bail!("cannot tell the format of {} from its extension; pass --format jsonl|json|csv|tsv", input.display()),
+            None => {
+                let ext = input.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+                if let Some(kind) = ext.as_deref().and_then(compressed_extension) {
+                    bail!("input {} is compressed ({kind}); {}", input.display(), DECOMPRESS);
+                }
+                bail!("cannot tell the format of {} from its extension; pass --format jsonl|json|csv|tsv", input.display())
+            }
         }
+    }
+
+    /// Checks that the field options can describe a scoring: the source and the summary are
+    /// different fields (the same field would score each text against itself).
+    ///
+    /// # Errors
+    /// `--source-field` and `--summary-field` name the same field.
+    pub fn check(&self) -> Result<()> {
+        if self.source_field == self.summary_field {
+            bail!(
+                "--source-field and --summary-field name the same field `{}`: each text would be scored against itself; give the abstract's and the summary's fields",
+                self.source_field
+            );
+        }
+        Ok(())
     }
 }
 
@@ -292,7 +314,15 @@ pub fn open(path: &Path, format: Format, fields: &FieldMap) -> Result<Box<dyn It
         Box::new(std::io::stdin())
     } else {
         if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-            bail!("input {} is a directory", path.display());
+            bail!("input {} is a directory; give a file", path.display());
+        }
+        // A compressed or UTF-16 file is named before any record is read.
+        let mut head = Vec::with_capacity(4);
+        File::open(path)
+            .and_then(|f| f.take(4).read_to_end(&mut head))
+            .with_context(|| format!("cannot open input file {}", path.display()))?;
+        if let Some(why) = sniff(&head) {
+            bail!("input {} {why}", path.display());
         }
         Box::new(File::open(path).with_context(|| format!("cannot open input file {}", path.display()))?)
     };
@@ -336,7 +366,47 @@ pub fn count_jsonl_records(path: &Path) -> Option<u64> {
     }
 }
 
-/// A reader that drops a leading UTF-8 byte-order mark.
+/// What to do with a compressed input.
+const DECOMPRESS: &str = "factpico reads uncompressed JSONL, JSON, CSV or TSV: decompress it first (e.g. `gunzip -k FILE`), or pipe it (`gunzip -c FILE | factpico score - --format jsonl`)";
+
+/// The compression a file extension names (`gz` → gzip, ...).
+fn compressed_extension(ext: &str) -> Option<&'static str> {
+    match ext {
+        "gz" | "gzip" | "tgz" => Some("gzip"),
+        "bz2" => Some("bzip2"),
+        "xz" => Some("xz"),
+        "zst" => Some("zstd"),
+        "zip" => Some("zip"),
+        _ => None,
+    }
+}
+
+/// What the first bytes of an input say that makes it unreadable as UTF-8 text: a compressed
+/// file (gzip, bzip2, xz, zstd, zip magic numbers) or UTF-16 (a byte-order mark, or ASCII
+/// text interleaved with zero bytes). `None` for anything else.
+fn sniff(head: &[u8]) -> Option<String> {
+    let compressed = |kind: &str| Some(format!("is compressed ({kind}); {DECOMPRESS}"));
+    let utf16 = |order: &str| {
+        Some(format!(
+            "is UTF-16 ({order}); factpico reads UTF-8: convert it first (e.g. `iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8`)"
+        ))
+    };
+    match head {
+        [0x1f, 0x8b, ..] => compressed("gzip"),
+        [b'B', b'Z', b'h', ..] => compressed("bzip2"),
+        [0xfd, b'7', b'z', b'X', ..] => compressed("xz"),
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => compressed("zstd"),
+        [b'P', b'K', 0x03, 0x04, ..] => compressed("zip"),
+        [0xff, 0xfe, ..] => utf16("little-endian, with a byte-order mark"),
+        [0xfe, 0xff, ..] => utf16("big-endian, with a byte-order mark"),
+        [a, 0, b, 0, ..] if *a != 0 && *b != 0 => utf16("little-endian"),
+        [0, a, 0, b, ..] if *a != 0 && *b != 0 => utf16("big-endian"),
+        _ => None,
+    }
+}
+
+/// A reader that drops a leading UTF-8 byte-order mark, and refuses input whose first bytes
+/// are a compressed file or UTF-16 ([`sniff`]) with an error naming it.
 struct SkipBom<R> {
     inner: R,
     checked: bool,
@@ -347,16 +417,19 @@ impl<R: Read> Read for SkipBom<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if !self.checked {
             self.checked = true;
-            let mut head = [0u8; 3];
+            let mut head = [0u8; 4];
             let mut n = 0;
-            while n < 3 {
+            while n < 4 {
                 let k = self.inner.read(&mut head[n..])?;
                 if k == 0 {
                     break;
                 }
                 n += k;
             }
-            let start = if head[..n] == [0xEF, 0xBB, 0xBF] { 3 } else { 0 };
+            if let Some(why) = sniff(&head[..n]) {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("the input {why}")));
+            }
+            let start = if head[..n.min(3)] == [0xEF, 0xBB, 0xBF] { 3 } else { 0 };
             self.pending = head[start..n].to_vec();
         }
         if !self.pending.is_empty() {
@@ -427,8 +500,9 @@ fn from_json(value: serde_json::Value, row: u64, where_: &str, fields: &FieldMap
         Ok(s) => s.unwrap_or_default(),
         Err(e) => return Err(err(id, e)),
     };
+    // An empty system is no system, as an empty CSV cell.
     let system = match get_str(&fields.system, false) {
-        Ok(s) => s,
+        Ok(s) => s.filter(|s| !s.is_empty()),
         Err(e) => return Err(err(id, e)),
     };
     let id = match (id, &fields.derive_id) {

@@ -1,6 +1,21 @@
-//! The library part of the `factpico` command-line tool: its input readers, so that
-//! they can be fuzzed (`cargo xtask fuzz`) and tested directly. The binary (`src/main.rs`)
-//! is the command-line tool itself.
+//! The `factpico` command-line tool as a library: [`run`] is the whole command line (the
+//! binary `src/main.rs` and the Python package's `factpico` console script call it); the input
+//! readers are public so that they can be fuzzed (`cargo xtask fuzz`) and tested directly, and
+//! so is the escaping of untrusted text printed on a terminal ([`term`]).
 
 pub mod input;
 pub mod fuzzing;
+pub mod term;
+
+mod diff;
+mod logging;
+mod meta_eval;
+mod models;
+mod output;
+mod report;
+mod score;
+mod setup;
+mod summary;
+mod app;
+
+pub use app::run;

@@ -7,6 +7,7 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
+use crate::term::escape_controls;
 
 pub use factpico_metaeval::cli::MetaEvalArgs;
 
@@ -22,12 +23,14 @@ pub fn run(a: &MetaEvalArgs) -> Result<i32> {
     if a.out_dir.is_none() || !a.quiet {
         let mut stdout = std::io::stdout().lock();
         stdout
-            .write_all(out.markdown.as_bytes())
+            // Column names, ids and systems come from the files: escaped for the terminal
+            // (the --out-dir files keep them).
+            .write_all(escape_controls(&out.markdown).as_bytes())
             .and_then(|()| stdout.flush())
             .context("cannot write the report to standard output")?;
     }
     for w in &out.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", escape_controls(w));
     }
     for p in &out.written {
         eprintln!("wrote {}", p.display());

@@ -235,10 +235,33 @@ fn describe_difference(old: &serde_json::Value, new: &serde_json::Value) -> Stri
     }
 }
 
-/// Calls `f` on every row of a factpico JSONL file, streaming.
+/// Checks that a parsed JSON line is a row of factpico's score schema (what `factpico score`
+/// writes, [`Report`]): an object whose `provenance` is an object with an integer
+/// `schema_version` (1 to [`factpico::SCHEMA_VERSION`]), with a `scores` object or, for an
+/// unreadable record, a `skipped` reason. Any other JSON (an input record, a ratings row) is
+/// not a score row. Returns what is wrong.
+fn check_row_schema(v: &serde_json::Value) -> std::result::Result<(), String> {
+    let Some(obj) = v.as_object() else { return Err("it is not a JSON object".into()) };
+    let version = obj.get("provenance").and_then(|p| p.get("schema_version")).and_then(serde_json::Value::as_u64);
+    match version {
+        Some(n) if (1..=u64::from(factpico::SCHEMA_VERSION)).contains(&n) => {}
+        Some(n) => return Err(format!("its schema_version {n} is not one this factpico reads (1 to {})", factpico::SCHEMA_VERSION)),
+        None => return Err("it has no provenance.schema_version".into()),
+    }
+    let scores = obj.get("scores").is_some_and(serde_json::Value::is_object);
+    let skipped = obj.get("skipped").is_some_and(serde_json::Value::is_string);
+    if !scores && !skipped {
+        return Err("it has neither a scores object nor a skipped reason".into());
+    }
+    Ok(())
+}
+
+/// Calls `f` on every row of a factpico score file (JSONL written by `factpico score`),
+/// streaming. Blank lines are ignored.
 ///
 /// # Errors
-/// I/O failure, a line that is not a row, or an error from `f`.
+/// I/O failure, a line that is not a factpico score row (checked as [`check_row_schema`]
+/// describes: an input file or any other JSON is refused), or an error from `f`.
 pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> Result<()> {
     let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     for (i, line) in BufReader::new(file).lines().enumerate() {
@@ -246,8 +269,12 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
         if line.trim().is_empty() {
             continue;
         }
-        let report: Report = serde_json::from_str(&line)
-            .with_context(|| format!("{}: line {} is not a factpico row", path.display(), i + 1))?;
+        let not_a_row = || format!("{}: line {} is not a factpico score row", path.display(), i + 1);
+        let value: serde_json::Value = serde_json::from_str(&line).with_context(not_a_row)?;
+        if let Err(why) = check_row_schema(&value) {
+            bail!("{} ({why}); give files written by `factpico score`", not_a_row());
+        }
+        let report: Report = serde_json::from_value(value).with_context(not_a_row)?;
         f(report)?;
     }
     Ok(())
@@ -255,7 +282,8 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
 
 /// Refuses output paths that would overwrite an input, each other (or the JSONL output's
 /// partial file), a directory or a special file, before anything is written
-/// ([`factpico_io::PathGuard`]). `inputs` are (label, path) of everything the run reads.
+/// ([`factpico_io::PathGuard`]). `inputs` are (label, path) of everything the run reads;
+/// an output `-` (standard output) is not a file and is not checked.
 ///
 /// # Errors
 /// The first refused output, with what it would overwrite.
@@ -267,7 +295,7 @@ pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(&str, Option<&Path>
         }
     }
     for (i, (flag, p)) in outputs.iter().enumerate() {
-        let Some(p) = p else { continue };
+        let Some(p) = p.filter(|p| !is_stdout(p)) else { continue };
         guard.output(*flag, p)?;
         if i == 0 {
             guard.output(format!("the partial file of {flag}"), &partial_path(p))?;
@@ -305,20 +333,47 @@ pub fn paths_in_options(options: &serde_json::Value) -> Vec<(String, PathBuf)> {
     out
 }
 
+/// Where the CSV goes: a file written atomically, or standard output (`--csv -`).
+enum CsvSink {
+    File(factpico_io::AtomicFile),
+    Stdout(std::io::Stdout),
+}
+
+impl Write for CsvSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            CsvSink::File(f) => f.write(buf),
+            CsvSink::Stdout(o) => o.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            CsvSink::File(f) => f.flush(),
+            CsvSink::Stdout(o) => o.flush(),
+        }
+    }
+}
+
 /// CSV export of the scores (row, id, system, skipped, then every column), written
-/// atomically ([`factpico_io::AtomicFile`]).
+/// atomically ([`factpico_io::AtomicFile`]), or streamed to standard output for `--csv -`.
 pub struct CsvOut {
-    writer: csv::Writer<factpico_io::AtomicFile>,
+    writer: csv::Writer<CsvSink>,
     columns: Vec<&'static str>,
 }
 
 impl CsvOut {
-    /// Starts the CSV with its header row.
+    /// Starts the CSV with its header row; `path` `-` is standard output.
     ///
     /// # Errors
     /// The temporary file cannot be created or written.
     pub fn new(path: &Path, columns: Vec<&'static str>) -> Result<Self> {
-        let mut writer = csv::Writer::from_writer(factpico_io::AtomicFile::create(path)?);
+        let sink = if is_stdout(path) {
+            CsvSink::Stdout(std::io::stdout())
+        } else {
+            CsvSink::File(factpico_io::AtomicFile::create(path)?)
+        };
+        let mut writer = csv::Writer::from_writer(sink);
         let mut header = vec!["row", "id", "system", "skipped"];
         header.extend(columns.iter().copied());
         writer.write_record(&header)?;
@@ -339,19 +394,31 @@ impl CsvOut {
         for c in &self.columns {
             rec.push(r.score(c).map(|v| format!("{v}")).unwrap_or_default());
         }
-        self.writer.write_record(&rec)?;
+        self.writer.write_record(&rec).map_err(|e| match self.writer.get_ref() {
+            CsvSink::Stdout(_) => anyhow::Error::new(e).context("cannot write the CSV to standard output"),
+            CsvSink::File(_) => anyhow::Error::new(e),
+        })?;
         Ok(())
     }
 
-    /// Flushes and renames the CSV to its final path.
+    /// Flushes and renames the CSV to its final path (flushes standard output for `--csv -`).
     ///
     /// # Errors
-    /// I/O failure (naming the file).
+    /// I/O failure (naming the file or standard output).
     pub fn finish(self) -> Result<()> {
-        let file = self.writer.into_inner().map_err(|e| anyhow::Error::new(e.into_error()))?;
-        file.commit()?;
+        match self.writer.into_inner().map_err(|e| anyhow::Error::new(e.into_error()))? {
+            CsvSink::File(file) => {
+                file.commit()?;
+            }
+            CsvSink::Stdout(mut out) => out.flush().context("cannot write the CSV to standard output")?,
+        }
         Ok(())
     }
+}
+
+/// Whether an output path means standard output (`-`).
+pub fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
 }
 
 /// Writes `text` to standard output and flushes it. `Ok(false)` when standard output is a

@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use factpico::{Pair, Report, Scorer, ScorerOptions, UnitArgs};
 
 use crate::input::{self, input_sha256, Format, Record};
+use crate::term::escape_controls;
 use crate::output::{self, AtomicJsonl};
 use crate::summary::Summary;
 
@@ -29,10 +30,12 @@ pub struct ScoreArgs {
     /// Default: <input stem>.scores.jsonl in the current directory.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Also write a CSV of id, system and every score column.
+    /// Also write a CSV of id, system and every score column; `-` writes it to standard
+    /// output (the summary table then goes to standard error).
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Also write the per-system summary table (Markdown) to this file.
+    /// Also write the per-system summary table (Markdown) to this file; `-` writes it to
+    /// standard output (once).
     #[arg(long)]
     pub summary: Option<PathBuf>,
     #[command(flatten)]
@@ -147,8 +150,22 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if let Some(j) = args.jobs {
         rayon::ThreadPoolBuilder::new().num_threads(usize::from(j)).build_global().ok();
     }
+    args.fields.check()?;
     let format = args.fields.format_of(&args.input)?;
-    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
+    let to_stdout = args.output.as_deref().is_some_and(output::is_stdout);
+    let csv_to_stdout = args.csv.as_deref().is_some_and(output::is_stdout);
+    let summary_to_stdout = args.summary.as_deref().is_some_and(output::is_stdout);
+    if [to_stdout, csv_to_stdout, summary_to_stdout].iter().filter(|b| **b).count() > 1 {
+        bail!("only one of -o, --csv and --summary can be `-` (standard output): their lines would interleave");
+    }
+    // Standard output carries data (rows or CSV): explanations and the table go to standard error.
+    let stdout_is_data = to_stdout || csv_to_stdout;
+    log::debug!(
+        "score: input {} as {format:?}; metrics {}; output {}",
+        args.input.display(),
+        args.metrics.join(","),
+        args.output.as_deref().map_or_else(|| "(default)".to_owned(), |p| p.display().to_string())
+    );
     let out_path = (!to_stdout).then(|| args.output.clone().unwrap_or_else(|| default_output(&args.input)));
     // Everything the run reads is protected from its outputs: the input, and every file or
     // directory the options name (model directories, --arcs, ...).
@@ -200,7 +217,14 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     };
     let mut ids = std::collections::HashSet::new();
     let mut duplicate_ids: (u64, Option<String>) = (0, None);
+    // Columns that got a value in at least one row (a requested metric without any fails the run).
+    let mut valued: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut count = |r: &Report, csv: &mut Option<output::CsvOut>, summary: &mut Summary| -> Result<()> {
+        for (c, v) in &r.scores {
+            if v.is_some() && !valued.contains(c) {
+                valued.insert(c.clone());
+            }
+        }
         if let Some(id) = &r.id {
             if !ids.insert(id.clone()) {
                 duplicate_ids.0 += 1;
@@ -338,7 +362,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             };
             if explaining {
                 let texts = rec.as_ref().ok().map(|r| factpico::explain::RowTexts { source: &r.source, summary: &r.summary });
-                explaining = progress.suspend(|| explain(&report, texts.as_ref(), to_stdout));
+                explaining = progress.suspend(|| explain(&report, texts.as_ref(), stdout_is_data));
             }
             writer.write(&report)?;
             count(&report, &mut csv, &mut summary)?;
@@ -353,8 +377,13 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     }
     progress.finish_and_clear();
     let out = writer.finish()?;
+    // From here on the rows are committed: a later failure says so.
+    let rows_are = |what: &str| match &out {
+        Some(o) => format!("the rows are complete in {}, but {what}", o.display()),
+        None => format!("the rows are complete (written to standard output), but {what}"),
+    };
     if let Some(c) = csv {
-        c.finish()?;
+        c.finish().with_context(|| rows_are("the --csv file could not be written"))?;
     }
     // Run-level reports (e.g. LLM requests, tokens, failures) under the per-system table.
     let reports = scorer.run_reports();
@@ -365,8 +394,22 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         let _ = write!(table, "\n**{name}** — {}\n", lines.join("; "));
     }
     let failures: u64 = reports.iter().map(|(_, r)| r.failures).sum();
-    if let Some(p) = &args.summary {
-        output::write_atomic(p, table.as_bytes())?;
+    if let Some(p) = args.summary.as_deref().filter(|p| !output::is_stdout(p)) {
+        output::write_atomic(p, table.as_bytes()).with_context(|| rows_are("the --summary table could not be written"))?;
+    }
+    // --on-error skip: requested metrics that produced no value in any row (every record
+    // skipped, every row failed or null) must not let the run look successful. (Under
+    // --on-error fail a failed row or an unreadable record already stops the run.)
+    let columns = scorer.columns();
+    let mut valueless: Vec<&str> = Vec::new();
+    if summary.rows() > 0 && args.on_error == OnError::Skip {
+        for name in &args.metrics {
+            let Some(info) = factpico::metric_info(name) else { continue };
+            let cols: Vec<&str> = info.columns.iter().map(|c| c.name).filter(|c| columns.contains(c)).collect();
+            if !cols.is_empty() && !cols.iter().any(|c| valued.contains(*c)) && !valueless.contains(&info.name) {
+                valueless.push(info.name);
+            }
+        }
     }
     if !args.quiet {
         let (rows, skipped) = (summary.rows(), summary.skipped());
@@ -383,17 +426,19 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         eprintln!(
             "warning: {} input records could not be read and were skipped (recorded as skipped rows){}",
             summary.skipped(),
-            first_skipped.map(|m| format!("; first: {m}")).unwrap_or_default()
+            escape_controls(&first_skipped.map(|m| format!("; first: {m}")).unwrap_or_default())
         );
     }
     if duplicate_ids.0 > 0 {
         eprintln!(
             "warning: {} rows repeat an id seen before (first: {}); ids should be unique to join with ratings or diff",
             duplicate_ids.0,
-            duplicate_ids.1.unwrap_or_default()
+            escape_controls(&duplicate_ids.1.unwrap_or_default())
         );
     }
-    if to_stdout {
+    // System names in the table are data: escaped on the terminal (the --summary file keeps them).
+    let table = escape_controls(&table);
+    if stdout_is_data {
         eprintln!("{table}");
     } else {
         let written = output::print_stdout(&format!("{table}\n"))
@@ -403,12 +448,23 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             eprintln!("standard output was closed; the per-system table:\n{table}");
         }
     }
+    for name in &valueless {
+        // Visible even with -q; exit status 3 as for failed work.
+        eprintln!(
+            "warning: metric {name} produced no value in any of the {} rows ({} skipped): every value is null; see the rows' `nulls`, `errors` and `skipped`",
+            summary.rows(),
+            summary.skipped()
+        );
+    }
     if failures > 0 {
         for (name, r) in reports.iter().filter(|(_, r)| r.failures > 0) {
-            eprintln!("error: {name}: {}", r.advice.as_deref().unwrap_or("some work failed"));
+            eprintln!("error: {name}: {}", escape_controls(r.advice.as_deref().unwrap_or("some work failed")));
         }
         // Every row was written (with documented nulls where work failed); the exit status
         // says the run is incomplete.
+        return Ok(3);
+    }
+    if !valueless.is_empty() {
         return Ok(3);
     }
     Ok(0)
@@ -458,7 +514,9 @@ fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
 /// written (its reader closed it, as `| head` does, or a write failed): explaining stops
 /// with a warning, scoring goes on.
 fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) -> bool {
-    let s = factpico::explain::render_text(r, texts);
+    // Ids, texts and details are data: escaped for the terminal.
+    let rendered = factpico::explain::render_text(r, texts);
+    let s = escape_controls(&rendered);
     if to_stderr {
         eprint!("{s}");
         return true;

@@ -426,6 +426,11 @@ fn metrics_lists_registry_with_directions() {
     assert!(t.contains("| fkgl | delta_fkgl | [-inf, +inf] | lower |"), "{t}");
     assert!(t.contains("| rougeL | rougeL | [0, 1] | higher |"), "{t}");
     assert!(t.contains("alignscore (feature `alignscore`)"), "{t}");
+    // each unit row names each per-row input once, even when several of its metrics read it
+    // (the LLM unit's `llm` and `llm_pipeline` both read `evidence`)
+    for line in t.lines().filter(|l| l.contains("`evidence`")) {
+        assert_eq!(line.matches("`evidence`").count(), 1, "{line}");
+    }
 }
 
 /// `--metrics alignscore` through the CLI with the tiny random fixture model gives the
@@ -837,4 +842,58 @@ fn stdin_stdout_bom_nan_ids_and_jobs() {
     let o = run(&["score", input.to_str().unwrap(), "--jobs", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--jobs"), "{}", stderr(&o));
+}
+
+/// A model option takes a catalogue name as well as a directory: with no value the metric's
+/// default catalogue model installed under `$FACTPICO_HOME/models/NAME` is used, a bare name
+/// resolves to an installed model, an existing directory of the same spelling wins, and a
+/// model that is not installed fails before any row with the `factpico models pull` command.
+#[cfg(feature = "alignscore")]
+#[test]
+fn model_options_take_catalogue_names_and_missing_models_name_the_pull_command() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let fixture = root.join("fixtures/models/alignscore-tiny");
+    let home = tempfile::tempdir().unwrap();
+    // The ONNX Runtime library stays where this machine has it (only models/ is new).
+    support::link_ort_into(home.path());
+    let work = tempfile::tempdir().unwrap();
+    let input = fixtures().join("pairs.jsonl");
+    let score = |extra: &[&str], out: &str| {
+        let mut c = bin();
+        c.current_dir(work.path()).env("FACTPICO_HOME", home.path());
+        c.args(["score", input.to_str().unwrap(), "-q", "--metrics", "alignscore", "-o", out]).args(extra);
+        c.output().unwrap()
+    };
+    // Nothing installed: the default model is named with its pull command; nothing is written.
+    let o = score(&[], "none.jsonl");
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("default model `alignscore-base` is not installed") && e.contains("factpico models pull alignscore-base"), "{e}");
+    assert!(!work.path().join("none.jsonl").exists());
+    let o = score(&["--alignscore-model", "alignscore-large"], "none.jsonl");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("factpico models pull alignscore-large"), "{}", stderr(&o));
+
+    // Installed under the catalogue name: the default, the bare name and the directory agree.
+    let installed = home.path().join("models/alignscore-base");
+    std::fs::create_dir_all(&installed).unwrap();
+    for f in std::fs::read_dir(&fixture).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, installed.join(f.file_name().unwrap())).unwrap();
+    }
+    let by_dir = work.path().join("dir.jsonl");
+    let o = score(&["--alignscore-model", fixture.to_str().unwrap()], by_dir.to_str().unwrap());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want: Vec<Value> = rows(&by_dir).iter().map(|r| r["scores"].clone()).collect();
+    for (extra, out) in [(&[][..], "default.jsonl"), (&["--alignscore-model", "alignscore-base"][..], "name.jsonl")] {
+        let o = score(extra, out);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let got: Vec<Value> = rows(&work.path().join(out)).iter().map(|r| r["scores"].clone()).collect();
+        assert_eq!(got, want, "{extra:?}");
+    }
+    // A directory named like a catalogue entry in the working directory wins over the cache.
+    std::fs::create_dir(work.path().join("alignscore-base")).unwrap();
+    let o = score(&["--alignscore-model", "alignscore-base"], "local.jsonl");
+    assert!(!o.status.success(), "the empty local directory was not the one loaded");
+    assert!(stderr(&o).contains("alignscore-base"), "{}", stderr(&o));
 }

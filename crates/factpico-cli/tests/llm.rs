@@ -46,7 +46,7 @@ fn llm_args(url: &str, cache: &Path) -> Vec<String> {
     .collect()
 }
 
-const COLUMNS: [&str; 6] = ["population", "intervention", "comparator", "outcome", "evidence", "avg"];
+const COLUMNS: [&str; 7] = ["population", "intervention", "comparator", "outcome", "evidence", "avg", "pio"];
 
 #[test]
 fn score_writes_every_column_explains_and_a_rerun_makes_zero_requests() {
@@ -218,4 +218,53 @@ fn evidence_spans_from_a_csv_cell_and_the_api_key_never_in_the_output() {
     assert!(written.contains("FACTPICO_CLI_TEST_KEY"), "the provenance names the variable");
     // schema 2: the evidence field is part of the recorded input mapping
     assert_eq!(r[0]["provenance"]["input"]["fields"]["evidence"], json!("spans"), "{}", r[0]["provenance"]["input"]);
+}
+
+/// A key given in the base URL's userinfo (`http://user:KEY@host/v1`) is never sent, and reaches
+/// no artefact: the rows (their provenance options included), stdout, stderr at trace level,
+/// the request cache, and the HTML report of the output.
+#[test]
+fn a_key_in_the_url_userinfo_reaches_no_artefact() {
+    let Some(h) = Harness::start("cli llm userinfo") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "sk-userinfo-0123456789-secret";
+    let url = h.url.replacen("http://", &format!("http://someone:{secret}@"), 1);
+    assert!(url.contains(secret) && url != h.url, "{url}");
+    let out = dir.path().join("out.jsonl");
+    let cache = dir.path().join("cache.sqlite");
+    let input = fixtures().join("pairs.jsonl");
+    let o = bin(dir.path())
+        .args(["score", input.to_str().unwrap(), "--metrics", "llm", "-o", out.to_str().unwrap(), "--explain"])
+        .args(llm_args(&url, &cache))
+        .args(["--llm-elements", "population"])
+        .env("RUST_LOG", "trace")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    let html = dir.path().join("out.html");
+    let r = bin(dir.path())
+        .args(["report", out.to_str().unwrap(), "--input", input.to_str().unwrap(), "-o", html.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let (rout, rerr) = text(&r);
+    assert!(r.status.success(), "{rerr}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("\"base_url\""), "the provenance records the server");
+    let cache_bytes = String::from_utf8_lossy(&std::fs::read(&cache).unwrap()).into_owned();
+    let page = std::fs::read_to_string(&html).unwrap();
+    for (what, s) in [
+        ("output", &written),
+        ("stdout", &stdout),
+        ("stderr", &stderr),
+        ("cache", &cache_bytes),
+        ("report", &page),
+        ("report stdout", &rout),
+        ("report stderr", &rerr),
+    ] {
+        assert!(!s.contains(secret), "the key in the URL is in the {what}");
+        assert!(!s.contains("someone:"), "the URL's user name is in the {what}");
+    }
+    // and it was never sent: no Authorization header at all reached the server
+    assert!(h.state()["auth"].as_array().unwrap().iter().all(|a| !a.as_str().unwrap_or("").contains(secret)));
 }

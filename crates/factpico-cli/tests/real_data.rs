@@ -1,5 +1,5 @@
-//! `factpico score` on the real InfoLossQA documents (../shared), as the
-//! README shows it. Skips with a visible message when ../shared is absent
+//! `factpico score` on the real InfoLossQA documents (../shared), as
+//! `docs/cli.md` shows it. Skips with a visible message when ../shared is absent
 //! (fails under FACTPICO_REQUIRE_SHARED=1).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 

@@ -64,7 +64,7 @@ fn require_sidecar(test: &str) -> Option<PathBuf> {
     p
 }
 
-/// The flags of `factpico score` for every fixture model (README's commands; DAE parses the
+/// The flags of `factpico score` for every fixture model (`docs/metrics.md`'s commands; DAE parses the
 /// summaries with the spaCy sidecar).
 fn model_flags() -> Vec<String> {
     [
@@ -337,7 +337,7 @@ async fn fixtures_report_in_chromium() {
     // Clicking a summary sentence highlights its best-supporting abstract chunk (fx07: a
     // sectioned summary of several sentences).
     let i = 6;
-    b.js(&format!("location.hash = '#row={i}'"), vec![]).await;
+    b.js(&format!("location.hash = '#row={}'", i + 1), vec![]).await; // #row=N is the page's row number N (1-based)
     b.wait_for(&format!("return document.getElementById('fp-view').dataset.i === '{i}'"), Duration::from_secs(10)).await;
     let d = &rs[i]["details"]["alignscore"];
     let k = 2;
@@ -468,7 +468,7 @@ async fn hostile_texts_show_as_text_and_run_nothing() {
     let table = b.js("return Array.from(document.querySelectorAll('#fp-summary-table tbody tr')).map(tr => tr.cells[0].textContent)", vec![]).await;
     assert!(table.as_array().unwrap().iter().any(|c| c == "</script>"), "{table}");
     for (i, (_, _, summary)) in hostile.iter().enumerate() {
-        b.js(&format!("location.hash = '#row={i}'"), vec![]).await;
+        b.js(&format!("location.hash = '#row={}'", i + 1), vec![]).await; // #row=N is the page's row number N (1-based)
         b.wait_for(&format!("return document.getElementById('fp-view').dataset.i === '{i}'"), Duration::from_secs(10)).await;
         let st = view_state(&b).await;
         assert_eq!(st["summary"].as_str().unwrap(), *summary, "row {i} summary shown as text");
@@ -552,7 +552,7 @@ async fn infolossqa_report_in_chromium() {
     // Every row view: texts, scores and shaded sentences equal to the JSONL.
     let mut shaded = 0;
     for (i, r) in rs.iter().enumerate() {
-        b.js(&format!("location.hash = '#row={i}'"), vec![]).await;
+        b.js(&format!("location.hash = '#row={}'", i + 1), vec![]).await; // #row=N is the page's row number N (1-based)
         b.wait_for(&format!("return document.getElementById('fp-view').dataset.i === '{i}'"), Duration::from_secs(10)).await;
         let st = view_state(&b).await;
         shaded += check_view(&st, r, src[i]["abstract"].as_str().unwrap(), src[i]["simplification"].as_str().unwrap()).0;

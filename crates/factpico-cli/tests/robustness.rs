@@ -594,9 +594,9 @@ fn listings_on_a_closed_stdout_do_not_panic() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     let dir = tempfile::tempdir().unwrap();
-    let a = write(dir.path(), "a.jsonl", br#"{"id":"x","scores":{"rougeL":0.5}}
+    let a = write(dir.path(), "a.jsonl", br#"{"id":"x","scores":{"rougeL":0.5},"provenance":{"schema_version":2}}
 "#);
-    let b = write(dir.path(), "b.jsonl", br#"{"id":"x","scores":{"rougeL":0.7}}
+    let b = write(dir.path(), "b.jsonl", br#"{"id":"x","scores":{"rougeL":0.7},"provenance":{"schema_version":2}}
 "#);
     let o = bin().args(["diff", s(&a), s(&b)]).stdout(closed_stdout()).output().unwrap();
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
@@ -648,4 +648,446 @@ fn d08_sidecar_startup_timeout_is_a_user_option() {
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(stderr(&o).contains("positive number of seconds"), "{bad}: {}", stderr(&o));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 23 (robustness, second pass). One test per class, named `i23_NN_...`.
+
+/// A minimal factpico score row (output schema 2) for `diff` / `report`.
+fn score_row(id: &str, system: Option<&str>, rouge: Option<f64>) -> String {
+    let mut v = serde_json::json!({"id": id, "scores": {"rougeL": rouge}, "provenance": {"schema_version": 2}});
+    if let Some(sys) = system {
+        v["system"] = serde_json::Value::String(sys.to_owned());
+    }
+    v.to_string()
+}
+
+/// Class 1: an output whose last component is a symlink was replaced by the rename of the
+/// temporary file (the link vanished); `-o /proc/self/fd/1` (what `/dev/stdout` resolves to)
+/// was taken for a regular file. A link is refused and survives unchanged; a path naming a
+/// file descriptor is refused with "use `-o -`". (The real `/dev/stdout` is never used: the
+/// checks run on `/proc/self/fd/N` and `/dev/fd/N`, where nothing can be created.)
+#[test]
+fn i23_01_symlinked_and_descriptor_outputs_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = write(d, "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let other = d.join("other.jsonl");
+    let scores = d.join("scores.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&scores), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (flag, name) in [("-o", "link.jsonl"), ("--csv", "link.csv"), ("--summary", "link.md")] {
+        let target = write(d, &format!("target-of-{name}"), b"keep\n");
+        let link = d.join(name);
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut args = vec!["score", s(&input), "-q"];
+        if flag != "-o" {
+            args.extend(["-o", s(&other)]);
+        }
+        args.extend([flag, s(&link)]);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{flag} onto a symlink must be refused: {}", stderr(&o));
+        assert!(stderr(&o).contains("symbolic link"), "{flag}: {}", stderr(&o));
+        assert!(is_symlink(&link), "{flag}: the link was replaced");
+        assert_eq!(std::fs::read_link(&link).unwrap(), target, "{flag}: the link changed");
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep\n", "{flag}: the link's target was written");
+    }
+    // The report's output too.
+    let target = write(d, "target.html", b"keep\n");
+    std::os::unix::fs::symlink(&target, d.join("link.html")).unwrap();
+    let o = run(&["report", s(&scores), "-o", s(&d.join("link.html")), "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(is_symlink(&d.join("link.html")) && std::fs::read(&target).unwrap() == b"keep\n");
+
+    // Paths that are, or lead to, a file descriptor: refused with "use `-o -`".
+    let fd_link = d.join("fd.jsonl");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &fd_link).unwrap();
+    let cases: [(&str, &str); 5] = [
+        ("-o", "/proc/self/fd/1"),
+        ("-o", "/dev/fd/1"),
+        ("--csv", "/proc/self/fd/1"),
+        ("--summary", "/dev/fd/2"),
+        ("-o", s(&fd_link)),
+    ];
+    for (flag, path) in cases {
+        let redirected = d.join("redirected.txt");
+        let file = std::fs::File::create(&redirected).unwrap();
+        let mut args = vec!["score", s(&input), "-q"];
+        if flag != "-o" {
+            args.extend(["-o", s(&other)]);
+        }
+        args.extend([flag, path]);
+        let o = bin().args(&args).stdout(file).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{flag} {path}: {}", stderr(&o));
+        assert!(stderr(&o).contains("use `-o -`"), "{flag} {path}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+    assert!(is_symlink(&fd_link), "the link to a descriptor was replaced");
+}
+
+/// Class 2: `--csv -` and `--summary -` wrote a file named `-`; a legal 250-byte output name
+/// failed (its temporary / partial name exceeded NAME_MAX); a `--summary` failure after the
+/// rows were committed did not say that the rows are complete.
+#[test]
+fn i23_02_dash_is_standard_output_long_names_and_late_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = big_input(d, 5);
+    let out = d.join("o.jsonl");
+    let o = bin().current_dir(d).args(["score", s(&input), "-o", s(&out), "-q", "--csv", "-"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!d.join("-").exists(), "--csv - wrote a file named -");
+    let csv_text = String::from_utf8(o.stdout.clone()).unwrap();
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().take(4).map(str::to_owned).collect();
+    assert_eq!(header, ["row", "id", "system", "skipped"]);
+    assert_eq!(reader.records().count(), 5, "standard output holds the CSV only: {csv_text}");
+    assert!(stderr(&o).contains("| system | rows |"), "the table goes to standard error: {}", stderr(&o));
+
+    let o = bin().current_dir(d).args(["score", s(&input), "-o", s(&out), "-q", "--summary", "-"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!d.join("-").exists(), "--summary - wrote a file named -");
+    let table = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(table.matches("| system | rows |").count(), 1, "{table}");
+
+    let o = bin().current_dir(d).args(["score", s(&input), "-o", "-", "--csv", "-", "-q"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "two outputs on standard output: {}", stderr(&o));
+
+    // Legal 250-byte names (NAME_MAX is 255 bytes).
+    let long = |ext: &str| d.join(format!("{}.{ext}", "n".repeat(249 - ext.len())));
+    let (lo, lc, ls) = (long("jsonl"), long("csv"), long("md"));
+    assert_eq!(lo.file_name().unwrap().len(), 250);
+    let o = run(&["score", s(&input), "-o", s(&lo), "--csv", s(&lc), "--summary", s(&ls), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&lo).len(), 5);
+    assert!(std::fs::read_to_string(&lc).unwrap().starts_with("row,id"));
+    assert!(std::fs::read_to_string(&ls).unwrap().contains("(all)"));
+    // ... and an interrupted run on such a name resumes.
+    make_partial(&lo, 2);
+    let o = run(&["score", s(&input), "-o", s(&lo), "-q", "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&lo).len(), 5);
+
+    // --summary fails at the end (nothing can be created in /proc, even by root): the rows are
+    // complete and say so.
+    let out2 = d.join("o2.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out2), "-q", "--summary", "/proc/factpico-i23-table.md"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rows are complete"), "{}", stderr(&o));
+    assert_eq!(rows(&out2).len(), 5);
+}
+
+/// Class 3: under `--on-error skip`, a run where a requested metric produced no value at all
+/// (every record skipped, every value null) exited 0. It warns (even under `-q`) and exits 3;
+/// the output is still written.
+#[test]
+fn i23_03_a_metric_without_any_value_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bad = write(d, "bad.jsonl", b"{\"id\":\"a\",\"source\":\"x\"}\n{\"id\":\"b\",\"source\":\"y\"}\n");
+    let out = d.join("o.jsonl");
+    let o = run(&["score", s(&bad), "-o", s(&out), "-q", "--on-error", "skip"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no value") && stderr(&o).contains("rougeL"), "{}", stderr(&o));
+    assert_eq!(rows(&out).len(), 2, "the output is still committed");
+    // Every value null (empty summaries: documented nulls).
+    let empty = write(d, "empty.jsonl", b"{\"id\":\"a\",\"source\":\"Aspirin helped.\",\"summary\":\"\"}\n");
+    let o = run(&["score", s(&empty), "-o", s(&out), "-q", "--on-error", "skip", "--metrics", "rougeL"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rougeL"), "{}", stderr(&o));
+    // A run where every metric has values is unaffected.
+    let good = big_input(d, 3);
+    let o = run(&["score", s(&good), "-o", s(&out), "-q", "--on-error", "skip"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("no value"), "{}", stderr(&o));
+}
+
+/// Class 4: `diff` and `report` took any JSON object for a score row (an input file diffed
+/// against itself passed, two empty files passed); `diff` keyed rows by the string
+/// `"{id} [{system}]"`, so id `x [s]` without a system and id `x` of system `s` collided.
+#[test]
+fn i23_04_diff_and_report_require_score_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = write(d, "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let o = run(&["diff", s(&input), s(&input)]);
+    assert_eq!(o.status.code(), Some(2), "an input file is not a score file: {}", stderr(&o));
+    assert!(stderr(&o).contains("not a factpico score row"), "{}", stderr(&o));
+    let o = run(&["report", s(&input), "-o", s(&d.join("r.html")), "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a factpico score row"), "{}", stderr(&o));
+    let empty = write(d, "empty.jsonl", b"");
+    let o = run(&["diff", s(&empty), s(&empty)]);
+    assert_eq!(o.status.code(), Some(2), "two empty files compare nothing: {}", stderr(&o));
+    // Rows that share no value (skipped rows only): nothing compared is a failure.
+    let skipped = write(d, "skipped.jsonl", br#"{"id":"a","skipped":"bad record","provenance":{"schema_version":2}}
+"#);
+    let o = run(&["diff", s(&skipped), s(&skipped)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no values"), "{}", stderr(&o));
+    // (id, system) is a pair, not a string.
+    let a = write(d, "a.jsonl", format!("{}\n", score_row("x [s]", None, Some(0.5))).as_bytes());
+    let b = write(d, "b.jsonl", format!("{}\n", score_row("x", Some("s"), Some(0.5))).as_bytes());
+    let o = run(&["diff", s(&a), s(&b)]);
+    assert!(!o.status.success(), "different rows must not be joined: {}", stderr(&o));
+    assert!(stderr(&o).contains("1 rows only in OLD, 1 only in NEW"), "{}", stderr(&o));
+    let both = write(d, "both.jsonl", format!("{}\n{}\n", score_row("x [s]", None, Some(0.5)), score_row("x", Some("s"), Some(0.7))).as_bytes());
+    let o = run(&["diff", s(&both), s(&both)]);
+    assert_eq!(o.status.code(), Some(0), "distinct rows are not duplicates: {}", stderr(&o));
+}
+
+/// Bytes a terminal would act on: C0 controls other than newline and tab, DEL, and C1
+/// controls (UTF-8 `C2 80`..`C2 9F`).
+fn terminal_controls(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    text.chars()
+        .filter(|&c| c.is_control() && c != '\n' && c != '\t')
+        .map(|c| format!("{:?}", c))
+        .collect()
+}
+
+/// Class 5: ids, systems and summaries reached the terminal raw: `--explain`, the summary
+/// table, warnings and `diff`'s table printed ESC / BEL / CSI sequences (a summary could set
+/// the window title, clear the screen or forge hyperlinks). They are escaped there; the
+/// output files keep the data unchanged.
+#[test]
+fn i23_05_untrusted_text_never_reaches_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let id = "e\u{1b}]0;title\u{7}";
+    let system = "s\u{1b}[2J";
+    let summary = "Aspirin \u{1b}]8;;http://evil.example/\u{1b}\\helped\u{1b}]8;;\u{1b}\\ adults \u{9b}31m with pain.";
+    let row = serde_json::json!({"id": id, "system": system, "source": "Aspirin reduced pain in 40 adults.", "summary": summary});
+    // The same id twice: the duplicate-id warning prints it.
+    let input = write(d, "in.jsonl", format!("{row}\n{row}\n").as_bytes());
+    let out = d.join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "--explain"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(terminal_controls(&o.stdout), Vec::<String>::new(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(terminal_controls(&o.stderr), Vec::<String>::new(), "{}", stderr(&o));
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(shown.contains("\\u{1b}[2J"), "the system is shown escaped: {shown}");
+    assert!(stderr(&o).contains("\\u{1b}]0;title\\u{7}"), "the warning shows the id escaped: {}", stderr(&o));
+    let r = rows(&out);
+    assert_eq!(r[0]["id"], id, "the output keeps the data");
+    assert_eq!(r[0]["system"], system);
+    // `-o -`: explanations and the table on standard error.
+    let o = run(&["score", s(&input), "-o", "-", "--explain", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(terminal_controls(&o.stderr), Vec::<String>::new(), "{}", stderr(&o));
+    // diff's table and messages.
+    let a = write(d, "a.jsonl", format!("{}\n", score_row(id, Some(system), Some(0.5))).as_bytes());
+    let b = write(d, "b.jsonl", format!("{}\n", score_row(id, Some(system), Some(0.7))).as_bytes());
+    let c = write(d, "c.jsonl", format!("{}\n", score_row("other\u{9b}1m", None, Some(0.7))).as_bytes());
+    for (x, y) in [(&a, &b), (&a, &c)] {
+        let o = run(&["diff", s(x), s(y)]);
+        assert!(!o.status.success(), "{}", stderr(&o));
+        assert_eq!(terminal_controls(&o.stdout), Vec::<String>::new(), "{}", String::from_utf8_lossy(&o.stdout));
+        assert_eq!(terminal_controls(&o.stderr), Vec::<String>::new(), "{}", stderr(&o));
+    }
+    // An error naming a row: a bad record with --on-error fail.
+    let bad = serde_json::json!({"id": id, "source": "x", "summary": 5});
+    let input = write(d, "bad.jsonl", format!("{bad}\n").as_bytes());
+    let o = run(&["score", s(&input), "-o", s(&d.join("b.jsonl")), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(terminal_controls(&o.stderr), Vec::<String>::new(), "{}", stderr(&o));
+}
+
+/// A real HTTP server on 127.0.0.1 that answers every request with 404 (no model list, no
+/// chat endpoint): the LLM client logs a warning about it.
+fn http_404_server() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 65536];
+            let mut got = Vec::new();
+            // Read the head and the body (Content-Length) before answering.
+            while let Ok(n) = stream.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+                if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+                    let len = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)))
+                        .unwrap_or(0);
+                    if got.len() >= end + 4 + len {
+                        break;
+                    }
+                }
+            }
+            let body = r#"{"error":{"message":"not here"}}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+/// Class 6: library warnings (`log::warn!`: the LLM client's notes, retries and fallbacks)
+/// were dropped: no logger was installed. They reach standard error by default, not under
+/// `-q`; `-v` / `RUST_LOG=debug` show debug lines; no colour codes off a terminal or with
+/// `NO_COLOR`.
+#[test]
+fn i23_06_library_warnings_reach_standard_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = write(d, "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let url = http_404_server();
+    let cache = d.join("cache.sqlite");
+    let base = |extra: &[&str]| {
+        let mut c = bin();
+        c.env_remove("RUST_LOG").env_remove("NO_COLOR");
+        c.args(["score", s(&input), "-o", s(&d.join("o.jsonl")), "--metrics", "llm", "--llm-base-url", &url, "--llm-model", "m"])
+            .args(["--llm-cache", s(&cache), "--llm-retries", "0"])
+            .args(extra);
+        c
+    };
+    let note = "has no model list";
+    let o = base(&[]).output().unwrap();
+    assert!(stderr(&o).contains(note), "the library warning is shown: {}", stderr(&o));
+    assert!(!stderr(&o).contains("debug"), "no debug lines by default: {}", stderr(&o));
+    assert!(!o.stderr.contains(&0x1b), "no colour off a terminal: {}", stderr(&o));
+    let o = base(&["-q"]).output().unwrap();
+    assert!(!stderr(&o).contains(note), "-q silences warnings: {}", stderr(&o));
+    let o = base(&["-v"]).output().unwrap();
+    assert!(stderr(&o).contains(note) && stderr(&o).lines().any(|l| l.starts_with("debug")), "-v: {}", stderr(&o));
+    let o = base(&[]).env("RUST_LOG", "debug").output().unwrap();
+    assert!(stderr(&o).lines().any(|l| l.starts_with("debug")), "RUST_LOG=debug: {}", stderr(&o));
+    let o = base(&["-vv"]).env("NO_COLOR", "1").output().unwrap();
+    assert!(stderr(&o).contains(note) && !o.stderr.contains(&0x1b), "NO_COLOR: {}", stderr(&o));
+}
+
+/// Class 7: input mistakes that were read as something else. `--source-field summary
+/// --summary-field summary` scored each summary against itself; a gzip file or a UTF-16 file
+/// gave "malformed JSON" / "invalid UTF-8" instead of naming the problem; a JSON
+/// `"system": ""` made a system named "" while an empty CSV cell means no system.
+#[test]
+fn i23_07_input_mistakes_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = write(d, "in.jsonl", format!("{GOOD}\n").as_bytes());
+    let out = d.join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--source-field", "summary", "--summary-field", "summary"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("same field"), "{}", stderr(&o));
+    assert!(!out.exists());
+    // gzip (by content, whatever the name says; and by extension).
+    let gz = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4b, 0x04, 0x00];
+    for name in ["in.jsonl", "in.csv", "in.jsonl.gz"] {
+        let p = write(d, name, &gz);
+        let mut args = vec!["score", s(&p), "-o", s(&out), "-q"];
+        if name.ends_with(".gz") {
+            args.extend(["--format", "jsonl"]);
+        }
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains("compressed"), "{name}: {}", stderr(&o));
+    }
+    let o = run(&["score", s(&d.join("in.jsonl.gz")), "-o", s(&out), "-q"]);
+    assert!(stderr(&o).contains("compressed"), "by extension: {}", stderr(&o));
+    // UTF-16, with and without a byte-order mark, as a file and on standard input.
+    let utf16 = |bom: bool| -> Vec<u8> {
+        let mut b = if bom { vec![0xff, 0xfe] } else { Vec::new() };
+        b.extend(GOOD.encode_utf16().flat_map(u16::to_le_bytes));
+        b
+    };
+    for bom in [true, false] {
+        let p = write(d, "u16.jsonl", &utf16(bom));
+        let o = run(&["score", s(&p), "-o", s(&out), "-q", "--on-error", "skip"]);
+        assert_eq!(o.status.code(), Some(2), "bom {bom}: {}", stderr(&o));
+        assert!(stderr(&o).contains("UTF-16"), "bom {bom}: {}", stderr(&o));
+    }
+    let mut child = bin()
+        .args(["score", "-", "--format", "jsonl", "-o", s(&out), "-q"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let _ = child.stdin.take().unwrap().write_all(&utf16(true));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(stderr(&o).contains("UTF-16"), "standard input: {}", stderr(&o));
+    // A directory.
+    std::fs::create_dir(d.join("adir")).unwrap();
+    let o = run(&["score", s(&d.join("adir")), "--format", "jsonl", "-o", s(&out), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    // "system": "" is no system, as an empty CSV cell.
+    let with_empty = GOOD.replace(r#""id":"a""#, r#""id":"a","system":"""#);
+    let p = write(d, "sys.jsonl", format!("{with_empty}\n").as_bytes());
+    let o = run(&["score", s(&p), "-o", s(&out), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(rows(&out)[0].get("system").is_none(), "{:?}", rows(&out)[0]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("| (no system) | 1 |"), "{}", String::from_utf8_lossy(&o.stdout));
+}
+
+/// Class 6, ONNX Runtime: its own log lines printed by itself ignored `-q` and the escaping.
+/// They go through the logger (target `ort`): none by default, all with `RUST_LOG=ort=trace`,
+/// none under `-q` whatever `RUST_LOG` says; the scores are the same bytes either way.
+#[test]
+fn i23_08_onnx_runtime_lines_go_through_the_logger() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let model = support::fixtures().join("models/summac-albert-tiny");
+    let input = support::fixtures().join("pairs.jsonl");
+    let score = |name: &str, extra: &[&str], rust_log: Option<&str>| {
+        let out = d.join(name);
+        let mut c = bin();
+        c.env_remove("RUST_LOG").env_remove("ORT_LOG");
+        if let Some(l) = rust_log {
+            c.env("RUST_LOG", l);
+        }
+        let o = c
+            .args(["score", s(&input), "-o", s(&out), "--metrics", "summac_zs", "--summac-model", s(&model)])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        (std::fs::read_to_string(&out).unwrap(), stderr(&o))
+    };
+    let ort_lines = |e: &str| e.lines().filter(|l| l.contains("[ort] ONNX Runtime [")).count();
+    let (plain, e) = score("a.jsonl", &[], None);
+    assert_eq!(ort_lines(&e), 0, "{e}");
+    let (traced, e) = score("b.jsonl", &[], Some("ort=trace"));
+    assert!(ort_lines(&e) > 0, "ONNX Runtime's lines reach the logger: {e}");
+    assert!(!e.contains('\u{1b}'), "{e}");
+    let (quiet, e) = score("c.jsonl", &["-q"], Some("ort=trace"));
+    assert_eq!(ort_lines(&e), 0, "-q: {e}");
+    let strip = |t: &str| t.lines().map(|l| {
+        let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+        v["provenance"] = serde_json::Value::Null;
+        v.to_string()
+    }).collect::<Vec<_>>();
+    assert_eq!(strip(&plain), strip(&traced), "logging changes no score");
+    assert_eq!(strip(&plain), strip(&quiet));
+}
+
+/// Class 5, meta-eval: column names come from the files and reached the terminal raw in the
+/// Markdown report; they are escaped there.
+#[test]
+fn i23_09_meta_eval_escapes_column_names_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (scores, _) = meta_eval_files(d);
+    let aspect = "bad\u{1b}]0;title\u{7}";
+    let mut ratings = format!("id,system,{aspect}\n");
+    for i in 0..12 {
+        ratings.push_str(&format!("d{},s{},{}\n", i / 4, i % 4, 1 + i % 4));
+    }
+    let ratings = write(d, "r.csv", ratings.as_bytes());
+    let o = run(&["meta-eval", "--scores", s(&scores), "--ratings", s(&ratings), "--aspects", aspect, "--metrics", "rougeL", "--level", "instance"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(terminal_controls(&o.stdout), Vec::<String>::new(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("bad\\u{1b}]0;title\\u{7}"), "{}", String::from_utf8_lossy(&o.stdout));
 }

@@ -3,13 +3,18 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::{dir_of, ensure_parent, sync_dir, Error, Result};
+use crate::target::temp_affixes;
+use crate::{check_output_path, dir_of, ensure_parent, sync_dir, Error, Result};
 
 /// A file written under a temporary name and renamed to its final name by
 /// [`AtomicFile::commit`]. Dropped without `commit`, the temporary file is removed and the
 /// final name is untouched.
 ///
-/// The temporary file is `.<name>.<random>.tmp.<extension>` in the target's directory, created with
+/// The target must pass [`check_output_path`] (not a symbolic link, not a file descriptor such
+/// as `/dev/stdout`), when created and again at the rename.
+///
+/// The temporary file is `.<name>.<random>.tmp.<extension>` in the target's directory (a name
+/// too long for `NAME_MAX` is shortened with a hash), created with
 /// `O_CREAT|O_EXCL` (nothing that exists, symlink or not, is opened) and the usual
 /// permissions (`0666` minus the umask). Writes through [`std::io::Write`] are buffered;
 /// their errors name the file.
@@ -41,12 +46,10 @@ pub(crate) fn fresh_temp(target: &Path) -> Result<tempfile::NamedTempFile> {
     ensure_parent(target)?;
     let dir = dir_of(target);
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = format!(".{name}.");
-    // The target's extension last, for writers that pick a format from it (PNG encoders).
-    let suffix = match target.extension() {
-        Some(ext) => format!(".tmp.{}", ext.to_string_lossy()),
-        None => ".tmp".to_owned(),
-    };
+    // The target's extension last, for writers that pick a format from it (PNG encoders);
+    // both shortened when the name would exceed NAME_MAX.
+    let ext = target.extension().map(|e| e.to_string_lossy().into_owned());
+    let (prefix, suffix) = temp_affixes(&name, ext.as_deref());
     let mut b = tempfile::Builder::new();
     b.prefix(&prefix).suffix(&suffix);
     #[cfg(unix)]
@@ -61,8 +64,10 @@ impl AtomicFile {
     /// Creates the temporary file for `target` (creating missing parent directories).
     ///
     /// # Errors
-    /// [`Error::Io`] when the directory or the file cannot be created.
+    /// [`Error::Refused`] by [`check_output_path`]; [`Error::Io`] when the directory or the
+    /// file cannot be created.
     pub fn create(target: &Path) -> Result<Self> {
+        check_output_path(target)?;
         let tmp = fresh_temp(target)?;
         let tmp_path = tmp.path().to_owned();
         Ok(Self { target: target.to_owned(), tmp_path, writer: BufWriter::with_capacity(1 << 16, tmp) })
@@ -82,11 +87,14 @@ impl AtomicFile {
     /// directory. Returns the target.
     ///
     /// # Errors
-    /// [`Error::Io`]: the flush, sync or rename failed (the temporary file is then removed).
+    /// [`Error::Io`]: the flush, sync or rename failed; [`Error::Refused`]: the target became a
+    /// link or file descriptor meanwhile (the temporary file is then removed).
     pub fn commit(self) -> Result<PathBuf> {
         let Self { target, tmp_path, writer } = self;
         let tmp = writer.into_inner().map_err(|e| Error::io("cannot write", &tmp_path, e.into_error()))?;
         tmp.as_file().sync_all().map_err(|e| Error::io("cannot sync", &tmp_path, e))?;
+        // The name may have become a link meanwhile: never replace one.
+        check_output_path(&target)?;
         tmp.persist(&target).map_err(|e| {
             Error::io(format!("cannot rename {} to", tmp_path.display()), &target, e.error)
         })?;
@@ -137,10 +145,18 @@ mod tests {
         let out = dir.path().join("out.txt");
         #[cfg(unix)]
         std::os::unix::fs::symlink(&victim, &out).unwrap();
+        // A link at the final name is refused (never replaced, never written through).
+        #[cfg(unix)]
+        {
+            let e = write_atomic(&out, b"new").unwrap_err();
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+            assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+            assert!(std::fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+            std::fs::remove_file(&out).unwrap();
+        }
         write_atomic(&out, b"new").unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
         assert_eq!(std::fs::read(&out).unwrap(), b"new");
-        assert!(!std::fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
         // Dropped without commit: nothing left behind, the target unchanged.
         let mut f = AtomicFile::create(&out).unwrap();
         f.write_all(b"half").unwrap();

@@ -29,7 +29,8 @@ struct Entry {
 /// * is the same file as a registered path through any spelling: `..`, `./`, symlinked
 ///   directories or a symlink (compared after resolving), or a hard link (same device and
 ///   inode);
-/// * lies inside a registered directory (a model directory).
+/// * lies inside a registered directory (a model directory);
+/// * is refused by [`crate::check_output_path`] (a symbolic link, `/dev/stdout`, `/proc/self/fd/N`).
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
@@ -148,6 +149,10 @@ impl PathGuard {
     /// [`Error::Refused`] saying what the path would overwrite.
     pub fn output(&mut self, label: impl Into<String>, path: &Path) -> Result<()> {
         let label = label.into();
+        crate::check_output_path(path).map_err(|e| match e {
+            Error::Refused { path, reason } => Error::Refused { path, reason: format!("{label}: {reason}") },
+            other => other,
+        })?;
         let meta = std::fs::metadata(path).ok();
         if let Some(m) = &meta {
             if m.is_dir() {
@@ -205,6 +210,12 @@ mod tests {
         }
         #[cfg(unix)]
         assert!(g.clone().output("-o", &d.join("sym.jsonl")).is_err());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(d.join("elsewhere"), d.join("dangling.jsonl")).unwrap();
+            let e = g.clone().output("-o", &d.join("dangling.jsonl")).unwrap_err();
+            assert!(e.to_string().contains("-o: ") && e.to_string().contains("symbolic link"), "{e}");
+        }
         g.output("-o", &d.join("new/dir/o.jsonl")).unwrap();
         let e = g.output("--csv", &d.join("new/dir/../dir/o.jsonl")).unwrap_err();
         assert!(e.to_string().contains("--csv would overwrite -o"), "{e}");

@@ -3,7 +3,7 @@
 //! The one place where factpico writes files it promises things about. Every writer of the
 //! project (`factpico score` rows, CSV and summary; `factpico meta-eval` tables and plots;
 //! the LLM request cache, reports and the Python API's outputs) goes through these types, so
-//! the guarantees documented in the README ("Guarantees") hold for all of them:
+//! the guarantees documented in `docs/cli.md` ("Guarantees") hold for all of them:
 //!
 //! * [`AtomicFile`] / [`write_atomic`]: a one-shot output is written to a fresh temporary file
 //!   created exclusively (`O_CREAT|O_EXCL`, random name, same directory), synced, then renamed
@@ -19,6 +19,11 @@
 //!   directories) is registered; an output that is the same file (through any path, symlink
 //!   or hard link), lies inside a registered directory, or collides with another output of
 //!   the same run is refused before anything is written.
+//! * [`check_output_path`]: the rule every writer applies to its final name: an output whose
+//!   last component is a symbolic link is never replaced (refused), and a path that is or
+//!   leads to a standard stream or file descriptor (`/dev/stdout`, `/proc/self/fd/1`) is
+//!   refused with "use `-o -`". Temporary and partial names are shortened (with a hash of
+//!   the full name) to fit the 255-byte `NAME_MAX`, so every legal output name works.
 //!
 //! * [`delimited`]: the raw-byte rules both CSV / TSV readers follow (`factpico score`'s
 //!   input, `factpico meta-eval`'s files): line numbers, quotes never closed or followed by
@@ -32,11 +37,13 @@ pub mod delimited;
 mod error;
 mod guard;
 mod partial;
+mod target;
 
 pub use atomic::{write_atomic, AtomicFile};
 pub use error::{Error, Result};
 pub use guard::PathGuard;
-pub use partial::{partial_path, PartialFile, PartialOpen};
+pub use partial::{PartialFile, PartialOpen};
+pub use target::{check_not_descriptor, check_output_path, partial_path};
 
 use std::path::Path;
 

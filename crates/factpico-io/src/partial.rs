@@ -5,14 +5,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::atomic::{fresh_temp, with_path};
-use crate::{dir_of, sync_dir, Error, Result};
-
-/// The `<out>.partial` path of an output path.
-pub fn partial_path(out: &Path) -> PathBuf {
-    let mut s = out.as_os_str().to_owned();
-    s.push(".partial");
-    PathBuf::from(s)
-}
+use crate::{check_output_path, dir_of, partial_path, sync_dir, Error, Result};
 
 /// How [`PartialFile::create`] found the partial-file path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,8 +132,10 @@ impl PartialFile {
     ///
     /// # Errors
     /// [`Error::Busy`] (a live run writes this output), [`Error::Refused`] (a link, a
-    /// directory or a special file is at `OUT.partial`), [`Error::Io`].
+    /// directory or a special file is at `OUT.partial`; `output` is refused by
+    /// [`check_output_path`]), [`Error::Io`].
     pub fn create(output: &Path) -> Result<(Self, PartialOpen)> {
+        check_output_path(output)?;
         let partial = partial_path(output);
         for _ in 0..8 {
             let tmp = fresh_temp(&partial)?;
@@ -176,6 +171,7 @@ impl PartialFile {
     /// [`Error::Busy`] (a live run writes this output), [`Error::Refused`] (a link, a
     /// directory or a special file is at `OUT.partial`), [`Error::Io`].
     pub fn open_existing(output: &Path) -> Result<Option<Self>> {
+        check_output_path(output)?;
         let partial = partial_path(output);
         for _ in 0..8 {
             let Some(meta) = inspect(&partial)? else { return Ok(None) };
@@ -210,8 +206,8 @@ impl PartialFile {
     /// Flushes, syncs and renames the partial file to the output; returns the output path.
     ///
     /// # Errors
-    /// [`Error::Io`]; [`Error::Refused`] when `OUT.partial` no longer names this file (then
-    /// nothing is renamed).
+    /// [`Error::Io`]; [`Error::Refused`] when `OUT.partial` no longer names this file, or the
+    /// output's name is now refused by [`check_output_path`] (then nothing is renamed).
     pub fn commit(mut self) -> Result<PathBuf> {
         self.writer.flush().map_err(|e| Error::io("cannot write", &self.partial, e))?;
         self.file.sync_all().map_err(|e| Error::io("cannot sync", &self.partial, e))?;
@@ -225,6 +221,8 @@ impl PartialFile {
                 ))
             }
         }
+        // The output's name may have become a link meanwhile: never replace one.
+        check_output_path(&self.output)?;
         std::fs::rename(&self.partial, &self.output)
             .map_err(|e| Error::io(format!("cannot rename {} to", self.partial.display()), &self.output, e))?;
         sync_dir(dir_of(&self.output));

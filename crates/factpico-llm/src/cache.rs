@@ -63,8 +63,15 @@ impl Cache {
     ///
     /// # Errors
     /// [`Error::CacheCorrupt`] for a damaged or foreign file; [`Error::Cache`] for other
-    /// failures (permissions, a directory in the way, a lock held past the busy timeout).
+    /// failures (permissions, a directory in the way, a lock held past the busy timeout, a
+    /// path that is a standard stream or file descriptor such as `/dev/stdout`).
     pub fn open(path: &Path) -> Result<Self> {
+        // Never a database on a standard stream or file descriptor (factpico-io's output rule).
+        factpico_io::check_not_descriptor(path).map_err(|e| Error::Cache {
+            path: path.to_owned(),
+            what: e.to_string(),
+            source: rusqlite::Error::InvalidPath(path.to_owned()),
+        })?;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| Error::Cache {
                 path: path.to_owned(),
@@ -209,7 +216,7 @@ mod tests {
     use crate::client::Usage;
 
     fn reply(s: &str) -> Reply {
-        Reply { content: s.into(), finish_reason: Some("stop".into()), usage: Usage { prompt_tokens: 3, completion_tokens: 2 }, model: None, server_ms: None }
+        Reply { content: s.into(), finish_reason: Some("stop".into()), usage: Usage { prompt_tokens: 3, completion_tokens: 2 }, model: None, server_ms: None, system_fingerprint: None }
     }
 
     #[test]
@@ -237,6 +244,21 @@ mod tests {
         // a second handle (another run) sees it
         let c2 = Cache::open(&p).unwrap();
         assert_eq!(c2.len().unwrap(), 1);
+    }
+
+    /// Issue 23: a cache path that is a standard stream or file descriptor (`/dev/stdout`,
+    /// `/proc/self/fd/N`, or a link to one) is refused with that name, never opened as a
+    /// database.
+    #[cfg(unix)]
+    #[test]
+    fn a_descriptor_is_not_a_cache() {
+        let d = tempfile::tempdir().unwrap();
+        let link = d.path().join("cache.sqlite");
+        std::os::unix::fs::symlink("/proc/self/fd/2", &link).unwrap();
+        for p in [Path::new("/proc/self/fd/2"), Path::new("/dev/fd/2"), link.as_path()] {
+            let e = Cache::open(p).unwrap_err();
+            assert!(e.to_string().contains("file descriptor"), "{}: {e}", p.display());
+        }
     }
 
     #[test]

@@ -77,6 +77,12 @@ pub struct Reply {
     /// `timings.prompt_ms + timings.predicted_ms`); measures the client's own overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_ms: Option<f64>,
+    /// The reply's `system_fingerprint`, when the server sends one (OpenAI: the backend
+    /// configuration; llama.cpp: its build). Temperature 0 alone does not make replies
+    /// reproducible across runs (batching, slots, prompt-cache reuse); this records what the
+    /// server says it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_fingerprint: Option<String>,
 }
 
 /// Why a request failed (after its retries, where retryable).
@@ -99,6 +105,8 @@ pub enum RequestError {
     Transport(String),
     /// HTTP 200 whose body is not a chat completion.
     Malformed(String),
+    /// A reply body over the `max_reply_bytes` cap (bytes): not read further, not retried.
+    TooLarge(u64),
     /// Not sent: an earlier request found the server gone, or the credentials refused.
     NotSent(String),
 }
@@ -108,7 +116,17 @@ impl RequestError {
         match self {
             Self::Status { status, .. } => matches!(status, 408 | 429 | 500..=599),
             Self::Timeout(_) | Self::Connect(_) | Self::Transport(_) | Self::Malformed(_) => true,
-            Self::NotSent(_) => false,
+            Self::NotSent(_) | Self::TooLarge(_) => false,
+        }
+    }
+
+    /// Counts toward the early stop ([`ClientOptions::stop_after_failures`]): the server
+    /// failing (5xx, timeouts, transport), not rate limiting it asked for (429).
+    fn counts_toward_stop(&self) -> bool {
+        match self {
+            Self::Status { status, .. } => (500..=599).contains(status) || *status == 408,
+            Self::Timeout(_) | Self::Connect(_) | Self::Transport(_) => true,
+            Self::Malformed(_) | Self::NotSent(_) | Self::TooLarge(_) => false,
         }
     }
 }
@@ -122,6 +140,10 @@ impl std::fmt::Display for RequestError {
             Self::Transport(m) => write!(f, "transport error: {m}"),
             Self::Malformed(m) => write!(f, "malformed reply: {m}"),
             Self::NotSent(m) => write!(f, "not sent: {m}"),
+            Self::TooLarge(limit) => write!(
+                f,
+                "reply larger than {limit} bytes (--llm-max-reply-bytes): the server may be ignoring max_tokens; nothing of it was kept"
+            ),
         }
     }
 }
@@ -166,6 +188,8 @@ struct Counters {
     succeeded: AtomicU64,
     failed: AtomicU64,
     retries: AtomicU64,
+    /// Requests in a row (completion order) that failed on the server's side; reset by a success.
+    failures_in_a_row: AtomicU64,
     prompt_tokens: AtomicU64,
     completion_tokens: AtomicU64,
 }
@@ -209,17 +233,19 @@ pub struct Client {
 /// [`Error::Options`] for a URL that is not `http://` or `https://`.
 pub fn normalize_base_url(url: &str) -> Result<String> {
     let u = url.trim().trim_end_matches('/');
+    // Errors show the URL without credentials.
+    let shown = crate::redact_url(u);
     let (scheme, rest) = u
         .split_once("://")
         .filter(|(s, _)| *s == "http" || *s == "https")
-        .ok_or_else(|| Error::Options(format!("--llm-base-url {u:?} must start with http:// or https:// (e.g. http://127.0.0.1:8080/v1)")))?;
+        .ok_or_else(|| Error::Options(format!("--llm-base-url {shown:?} must start with http:// or https:// (e.g. http://127.0.0.1:8080/v1)")))?;
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     if host.is_empty() {
-        return Err(Error::Options(format!("--llm-base-url {u:?} has no host")));
+        return Err(Error::Options(format!("--llm-base-url {shown:?} has no host")));
     }
     let path = if path.is_empty() { "/v1" } else { path };
     Ok(format!("{scheme}://{host}{path}"))
@@ -399,14 +425,10 @@ impl Client {
             let served: Vec<String> = data.iter().map(id_of).take(20).collect();
             return Err(Error::ModelNotServed { url, model: self.model.clone(), served: served.join(", ") });
         };
-        let mut identity = entry.clone();
-        if let Some(o) = identity.as_object_mut() {
-            o.remove("created");
-        }
         Ok(ServedModel {
             id: id_of(entry),
             llama_cpp: entry.get("owned_by").and_then(|o| o.as_str()) == Some("llamacpp"),
-            identity,
+            identity: served_identity(entry),
             note,
         })
     }
@@ -457,6 +479,7 @@ impl Client {
         let attempts = u32::try_from(attempts.load(Ordering::Relaxed)).unwrap_or(u32::MAX);
         match result {
             Ok(reply) => {
+                self.counters.failures_in_a_row.store(0, Ordering::Relaxed);
                 self.counters.succeeded.fetch_add(1, Ordering::Relaxed);
                 self.counters.prompt_tokens.fetch_add(reply.usage.prompt_tokens, Ordering::Relaxed);
                 self.counters.completion_tokens.fetch_add(reply.usage.completion_tokens, Ordering::Relaxed);
@@ -470,6 +493,15 @@ impl Client {
                     }
                     RequestError::Status { status: 401 | 403, message, .. } => {
                         self.stop_with(format!("the server refused the credentials (HTTP 401/403: {message})"));
+                    }
+                    e if e.counts_toward_stop() => {
+                        let in_a_row = self.counters.failures_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+                        let limit = u64::from(self.options.stop_after_failures);
+                        if limit > 0 && in_a_row >= limit {
+                            self.stop_with(format!(
+                                "{in_a_row} requests in a row failed after their retries (last: {e}; --llm-stop-after-failures {limit})"
+                            ));
+                        }
                     }
                     _ => {}
                 }
@@ -519,11 +551,28 @@ impl Client {
         let resp = sent.map_err(|e| self.transport_error(&e, timeout))?;
         let status = resp.status().as_u16();
         let retry_after = resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
-        let text = resp.text().await.map_err(|e| self.transport_error(&e, timeout))?;
+        let text = self.read_capped(resp, timeout).await?;
         if status != 200 {
             return Err(RequestError::Status { status, message: self.redact(&server_message(&text)), retry_after });
         }
         parse_completion(&text).map_err(|m| RequestError::Malformed(self.redact(&m)))
+    }
+
+    /// The reply body as text, read chunk by chunk up to `max_reply_bytes` (a declared or
+    /// actual length over the cap is [`RequestError::TooLarge`] without reading the rest).
+    async fn read_capped(&self, mut resp: reqwest::Response, timeout: Duration) -> std::result::Result<String, RequestError> {
+        let cap = self.options.max_reply_bytes;
+        if resp.content_length().is_some_and(|n| n > cap) {
+            return Err(RequestError::TooLarge(cap));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(&e, timeout))? {
+            if (body.len() + chunk.len()) as u64 > cap {
+                return Err(RequestError::TooLarge(cap));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
     fn transport_error(&self, e: &reqwest::Error, timeout: Duration) -> RequestError {
@@ -535,6 +584,30 @@ impl Client {
             RequestError::Transport(self.redact(&error_chain(e)))
         }
     }
+}
+
+/// The cache identity of a served model: its `/models` entry without volatile fields
+/// (`created`). llama.cpp names a model by the GGUF path it was started with (or an alias), so
+/// for its entries (`owned_by: llamacpp`) the id is reduced to the file name and the aliases are
+/// dropped; what identifies the weights is its `meta` (parameter count, file size, vocabulary,
+/// training context, width), which it reports. The same GGUF started by a relative or an
+/// absolute path, or from another folder, keeps its cache entries; another GGUF of another
+/// shape does not share them.
+pub fn served_identity(entry: &serde_json::Value) -> serde_json::Value {
+    let mut identity = entry.clone();
+    if let Some(o) = identity.as_object_mut() {
+        o.remove("created");
+        if o.get("owned_by").and_then(|v| v.as_str()) == Some("llamacpp") {
+            o.remove("aliases");
+            if let Some(serde_json::Value::String(id)) = o.get_mut("id") {
+                let name = std::path::Path::new(id.as_str()).file_name().map(|n| n.to_string_lossy().into_owned());
+                if let Some(name) = name {
+                    *id = name;
+                }
+            }
+        }
+    }
+    identity
 }
 
 /// An error and its sources, joined with `: `.
@@ -594,6 +667,7 @@ fn parse_completion(text: &str) -> std::result::Result<Reply, String> {
             (Some(p), Some(g)) => Some(p + g),
             _ => None,
         },
+        system_fingerprint: v.get("system_fingerprint").and_then(|f| f.as_str()).map(str::to_owned),
     })
 }
 
@@ -608,6 +682,11 @@ mod tests {
         assert_eq!(normalize_base_url(" https://api.openai.com/v1/ ").unwrap(), "https://api.openai.com/v1");
         assert_eq!(normalize_base_url("http://user:pw@host:1/v1").unwrap(), "http://host:1/v1");
         assert!(normalize_base_url("localhost:8080").is_err());
+        // errors never show credentials
+        for bad in ["ftp://user:sk-SECRET@host/v1", "http://user:sk-SECRET@/v1"] {
+            let e = normalize_base_url(bad).unwrap_err().to_string();
+            assert!(!e.contains("sk-SECRET") && !e.contains("user:"), "{e}");
+        }
     }
 
     #[test]
@@ -626,9 +705,29 @@ mod tests {
     }
 
     #[test]
+    fn llama_cpp_identity_is_the_weights_not_the_start_path() {
+        let entry = |id: &str, size: u64| {
+            serde_json::json!({"id": id, "object": "model", "owned_by": "llamacpp", "created": 17,
+                "aliases": [id], "meta": {"n_params": 1000, "size": size, "n_vocab": 259}})
+        };
+        let a = served_identity(&entry("/srv/models/qwen.gguf", 10));
+        assert_eq!(a, served_identity(&entry("models/qwen.gguf", 10)), "relative vs absolute path");
+        assert_eq!(a, served_identity(&entry("./qwen.gguf", 10)));
+        assert_ne!(a, served_identity(&entry("/srv/models/qwen.gguf", 11)), "other weights");
+        assert_ne!(a, served_identity(&entry("/srv/models/other.gguf", 10)), "another file name");
+        assert!(a.get("created").is_none());
+        // other servers keep their whole entry (minus `created`)
+        let vllm = serde_json::json!({"id": "org/model", "owned_by": "vllm", "created": 1, "root": "/x/y"});
+        assert_eq!(served_identity(&vllm), serde_json::json!({"id": "org/model", "owned_by": "vllm", "root": "/x/y"}));
+    }
+
+    #[test]
     fn completions() {
         let r = parse_completion(r#"{"choices":[{"message":{"content":"Rating: 1"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":3},"model":"m"}"#).unwrap();
         assert_eq!((r.content.as_str(), r.usage.prompt_tokens, r.finish_reason.as_deref()), ("Rating: 1", 5, Some("stop")));
+        assert_eq!(r.system_fingerprint, None);
+        let r = parse_completion(r#"{"choices":[{"message":{"content":"x"}}],"system_fingerprint":"b6000-abc"}"#).unwrap();
+        assert_eq!(r.system_fingerprint.as_deref(), Some("b6000-abc"));
         assert!(parse_completion("<html>").unwrap_err().contains("not JSON"));
         assert!(parse_completion(r#"{"choices":[]}"#).unwrap_err().contains("choices[0]"));
         assert!(parse_completion(r#"{"error":{"message":"x"}}"#).unwrap_err().contains("error"));

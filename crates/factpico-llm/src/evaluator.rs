@@ -16,6 +16,7 @@
 //! | `<prefix>_population`, `_intervention`, `_comparator`, `_outcome` | the element's rating | N/A (rating 5); unparseable reply (raw text kept); request failed |
 //! | `<prefix>_evidence` | mean over the row's spans of the readable span ratings | no spans in the row; no span rating readable; a span request failed |
 //! | `<prefix>_avg` | mean of the readable P, I, C, O and `_evidence` ("Avg. PICO-R") | no element readable; a request failed (re-run to complete) |
+//! | `<prefix>_pio` | mean of the readable P, I and O (the elements Shaib et al. 2023 rate; compare with their `avg_pio`) | none of P, I, O readable or requested; a P, I or O request failed (re-run to complete) |
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -527,6 +528,9 @@ impl Evaluator {
         let mut out = RowResult { warnings, ..RowResult::default() };
         let mut failed: Vec<String> = Vec::new();
         let mut readable: Vec<f64> = Vec::new();
+        // P, I and O only (no comparator, no evidence): the `_pio` column.
+        let (mut pio, mut pio_failed): (Vec<f64>, Vec<&str>) = (Vec::new(), Vec::new());
+        let is_pio = |e: &Element| matches!(e, Element::Population | Element::Intervention | Element::Outcome);
         let mut el_detail = serde_json::Map::new();
         for ((e, j), col) in Element::ALL.iter().zip(&elements).zip(&cols) {
             let Some(j) = j else {
@@ -538,10 +542,16 @@ impl Evaluator {
                 Ok(v) => {
                     out.scores.insert(col.clone(), Some(v));
                     readable.push(v);
+                    if is_pio(e) {
+                        pio.push(v);
+                    }
                 }
                 Err(reason) => {
                     if j.failure.is_some() {
                         failed.push(e.name().to_owned());
+                        if is_pio(e) {
+                            pio_failed.push(e.name());
+                        }
                     }
                     out.scores.insert(col.clone(), None);
                     out.nulls.insert(col.clone(), reason);
@@ -609,6 +619,16 @@ impl Evaluator {
         } else {
             out.scores.insert(avg_col.clone(), Some(readable.iter().sum::<f64>() / readable.len() as f64));
         }
+        let pio_col = &cols[6];
+        if !pio_failed.is_empty() {
+            out.scores.insert(pio_col.clone(), None);
+            out.nulls.insert(pio_col.clone(), format!("incomplete: request failed for {}; re-run to complete", pio_failed.join(", ")));
+        } else if pio.is_empty() {
+            out.scores.insert(pio_col.clone(), None);
+            out.nulls.insert(pio_col.clone(), "no P, I or O rating could be read (or none was requested)".into());
+        } else {
+            out.scores.insert(pio_col.clone(), Some(pio.iter().sum::<f64>() / pio.len() as f64));
+        }
         let all: Vec<&Judged> = elements.iter().flatten().chain(&evidence).collect();
         out.failed_requests = u32::try_from(all.iter().filter(|j| j.failure.is_some() && !j.upstream).count()).unwrap_or(u32::MAX);
         let mut detail = json!({
@@ -660,16 +680,22 @@ impl Judged {
 
     fn detail(&self) -> Value {
         match (&self.reply, &self.parsed) {
-            (Some(r), Some(p)) => json!({
-                "rating": p.rating,
-                "score": p.score,
-                "rationale": p.rationale,
-                "null_reason": p.null_reason,
-                "reply": r.content,
-                "finish_reason": r.finish_reason,
-                "cached": self.cached,
-                "usage": r.usage,
-            }),
+            (Some(r), Some(p)) => {
+                let mut d = json!({
+                    "rating": p.rating,
+                    "score": p.score,
+                    "rationale": p.rationale,
+                    "null_reason": p.null_reason,
+                    "reply": r.content,
+                    "finish_reason": r.finish_reason,
+                    "cached": self.cached,
+                    "usage": r.usage,
+                });
+                if let (Some(f), Some(o)) = (&r.system_fingerprint, d.as_object_mut()) {
+                    o.insert("system_fingerprint".into(), json!(f));
+                }
+                d
+            }
             _ => json!({ "error": self.failure }),
         }
     }

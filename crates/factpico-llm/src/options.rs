@@ -29,6 +29,14 @@ pub struct ClientOptions {
     pub backoff_max_s: f64,
     /// Largest `Retry-After` honoured, in seconds (default 300); longer values are cut to it.
     pub retry_after_max_s: f64,
+    /// Largest reply body accepted, in bytes (default 8 MiB). A longer reply (a server that
+    /// ignores `max_tokens`) fails its request, is not retried and is stored nowhere.
+    pub max_reply_bytes: u64,
+    /// Stop sending after this many requests in a row (in completion order, no success in
+    /// between) have exhausted their retries on HTTP 5xx, timeouts or transport errors
+    /// (default 5; 0 = never). Rate limiting (HTTP 429) does not count. The requests not sent
+    /// are failures (exit 3): a re-run sends them.
+    pub stop_after_failures: u32,
 }
 
 impl Default for ClientOptions {
@@ -41,6 +49,8 @@ impl Default for ClientOptions {
             backoff_min_s: 1.0,
             backoff_max_s: 60.0,
             retry_after_max_s: 300.0,
+            max_reply_bytes: 8 << 20,
+            stop_after_failures: 5,
         }
     }
 }
@@ -64,9 +74,10 @@ impl Protocol {
         }
     }
 
-    /// The six columns: `<prefix>_population`, `_intervention`, `_comparator`, `_outcome`,
-    /// `_evidence`, `_avg`.
-    pub fn columns(self) -> [String; 6] {
+    /// The seven columns: `<prefix>_population`, `_intervention`, `_comparator`, `_outcome`,
+    /// `_evidence`, `_avg` (Avg. PICO-R), `_pio` (mean of P, I, O: the elements Shaib et al.
+    /// 2023's experts rate).
+    pub fn columns(self) -> [String; 7] {
         let p = self.name();
         [
             format!("{p}_population"),
@@ -75,6 +86,7 @@ impl Protocol {
             format!("{p}_outcome"),
             format!("{p}_evidence"),
             format!("{p}_avg"),
+            format!("{p}_pio"),
         ]
     }
 }
@@ -99,11 +111,18 @@ pub enum SamplingPreset {
 
 /// Options of the LLM evaluators that change what is asked (they enter the provenance and,
 /// through the request body, the cache key).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Credentials in the base URL's userinfo (`http://user:KEY@host/v1`) are never sent (the
+/// client drops them, see [`crate::client::normalize_base_url`]) and never recorded: the
+/// serialised options (provenance, resume fingerprint, Python) and `Debug` show the URL
+/// without them ([`redact_url`]).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LlmOptions {
     /// Base URL of an OpenAI-compatible API, ending in `/v1` (e.g. `https://api.openai.com/v1`,
-    /// `http://127.0.0.1:8080/v1`); `/v1` is appended to a URL without a path.
+    /// `http://127.0.0.1:8080/v1`); `/v1` is appended to a URL without a path. A
+    /// `user:password@` part is ignored and never serialised.
+    #[serde(serialize_with = "serialize_redacted_url")]
     pub base_url: Option<String>,
     /// Model name sent in requests.
     pub model: Option<String>,
@@ -136,6 +155,65 @@ pub struct LlmOptions {
     /// How requests travel (not part of the provenance: results do not depend on it).
     #[serde(skip)]
     pub runtime: LlmRuntime,
+}
+
+/// `url` without the `user:password@` part of its authority (credentials in a URL), for
+/// every place a URL is recorded or printed; any other text is returned unchanged.
+///
+/// `redact_url("http://u:KEY@host:1/v1") == "http://host:1/v1"`.
+#[must_use]
+pub fn redact_url(url: &str) -> std::borrow::Cow<'_, str> {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.into() };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]).into(),
+        None => url.into(),
+    }
+}
+
+fn serialize_redacted_url<S: serde::Serializer>(url: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    match url {
+        Some(u) => s.serialize_some(redact_url(u).as_ref()),
+        None => s.serialize_none(),
+    }
+}
+
+impl std::fmt::Debug for LlmOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Exhaustive: a new field is a compile error here until it is shown (or redacted).
+        let Self {
+            base_url,
+            model,
+            api_key_env,
+            structured_output,
+            preset,
+            temperature,
+            top_p,
+            seed,
+            max_tokens,
+            extract_max_tokens,
+            rationale_max_chars,
+            elements,
+            evidence_separator,
+            runtime,
+        } = self;
+        f.debug_struct("LlmOptions")
+            .field("base_url", &base_url.as_deref().map(redact_url))
+            .field("model", model)
+            .field("api_key_env", api_key_env)
+            .field("structured_output", structured_output)
+            .field("preset", preset)
+            .field("temperature", temperature)
+            .field("top_p", top_p)
+            .field("seed", seed)
+            .field("max_tokens", max_tokens)
+            .field("extract_max_tokens", extract_max_tokens)
+            .field("rationale_max_chars", rationale_max_chars)
+            .field("elements", elements)
+            .field("evidence_separator", evidence_separator)
+            .field("runtime", runtime)
+            .finish()
+    }
 }
 
 /// A column an LLM evaluator can rate.
@@ -291,5 +369,33 @@ impl Sampling {
             s.extract_max_tokens = o.extract_max_tokens;
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn redact_url_drops_userinfo_only() {
+        assert_eq!(redact_url("http://u:KEY@host:1/v1"), "http://host:1/v1");
+        assert_eq!(redact_url("https://KEY@api.example/v1?x=a@b"), "https://api.example/v1?x=a@b");
+        assert_eq!(redact_url("http://host/v1/a@b"), "http://host/v1/a@b");
+        assert_eq!(redact_url("http://host:8080"), "http://host:8080");
+        assert_eq!(redact_url("not a url"), "not a url");
+    }
+
+    #[test]
+    fn options_never_serialise_or_debug_print_url_credentials() {
+        let o = LlmOptions { base_url: Some("http://someone:sk-SECRET-1@127.0.0.1:9/v1".into()), ..Default::default() };
+        let json = serde_json::to_string(&o).unwrap();
+        let debug = format!("{o:?}");
+        for s in [&json, &debug] {
+            assert!(!s.contains("sk-SECRET-1") && !s.contains("someone"), "{s}");
+            assert!(s.contains("127.0.0.1:9/v1"), "{s}");
+        }
+        let back: LlmOptions = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.base_url.as_deref(), Some("http://127.0.0.1:9/v1"));
     }
 }

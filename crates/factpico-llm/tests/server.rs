@@ -203,6 +203,8 @@ fn malformed_out_of_range_and_na_replies_are_documented_nulls_with_the_raw_text(
     assert!(r.detail["evidence"][0]["null_reason"].as_str().unwrap().contains("ambiguous"));
     // avg over the readable P/I/C/O/R: outcome 3 and evidence 1
     assert_eq!(r.scores["llm_avg"], Some(2.0));
+    // the P/I/O mean (Shaib 2023's elements): only the outcome is readable
+    assert_eq!(r.scores["llm_pio"], Some(3.0));
     assert_eq!(r.failed_requests, 0);
 }
 
@@ -253,6 +255,7 @@ fn slow_server_times_out_and_the_row_says_so() {
     let r = &out[0];
     assert!(r.nulls["llm_population"].contains("timeout"), "{:?}", r.nulls);
     assert!(r.nulls["llm_avg"].contains("incomplete"), "{:?}", r.nulls);
+    assert!(r.nulls["llm_pio"].contains("incomplete"), "{:?}", r.nulls);
     assert_eq!(r.failed_requests, 6);
     assert_eq!(ev.stats().failed, 6);
     assert_eq!(ev.stats().retries, 6);
@@ -437,4 +440,80 @@ fn corrupt_cache_is_detected_with_what_to_do() {
     assert!(matches!(e, Error::CacheCorrupt { .. }), "{e}");
     let msg = e.to_string();
     assert!(msg.contains("cache.sqlite") && msg.contains("delete it") && msg.contains("--llm-cache"), "{msg}");
+}
+
+/// A server that ignores `max_tokens` and sends a huge reply: the reply is refused at the
+/// `max_reply_bytes` cap (a row error naming the cap), nothing of it is stored, and the
+/// other requests of the run are answered.
+#[test]
+fn a_reply_over_the_size_cap_is_refused_and_never_stored() {
+    let Some(h) = Harness::start("reply_cap") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let fx = fixtures(1);
+    let mut o = options(&h.url, dir.path(), StructuredOutput::Off);
+    o.runtime.client.concurrency = 1;
+    o.runtime.client.retries = 0;
+    o.runtime.client.max_reply_bytes = 64 * 1024;
+    let ev = Evaluator::try_new(Protocol::FullText, &o).unwrap();
+    let huge = format!("Rating: 1\nRationale: {}", "x".repeat(400_000));
+    h.faults(json!([{ "content": huge }]));
+    let r = &ev.evaluate(&rows(&fx))[0];
+    assert_eq!(r.failed_requests, 1, "{:?}", r.nulls);
+    assert_eq!(r.scores["llm_population"], None);
+    assert!(r.nulls["llm_population"].contains("65536 bytes"), "{:?}", r.nulls);
+    // the other requests of the row were sent and answered
+    let stats = ev.stats();
+    assert_eq!(stats.failed, 1, "{stats:?}");
+    assert!(stats.answered >= 4, "{stats:?}");
+    assert!(!r.nulls["llm_intervention"].contains("request failed"), "{:?}", r.nulls);
+    let detail = r.detail.to_string();
+    assert!(detail.len() < 64 * 1024, "the huge reply reached the row ({} bytes)", detail.len());
+    let cache = std::fs::read(dir.path().join("cache.sqlite")).unwrap();
+    assert!(cache.len() < 200_000, "the huge reply reached the cache ({} bytes)", cache.len());
+}
+
+/// A server answering HTTP 500 to everything: after `stop_after_failures` requests in a row
+/// have exhausted their retries, the remaining requests are not sent (no hour of backoff), and
+/// every row says why.
+#[test]
+fn persistent_5xx_stops_the_run_after_failures_in_a_row() {
+    let Some(h) = Harness::start("persistent_5xx") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let fx = fixtures(4);
+    let mut o = options(&h.url, dir.path(), StructuredOutput::Off);
+    o.runtime.client.concurrency = 1;
+    o.runtime.client.retries = 1;
+    o.runtime.client.stop_after_failures = 3;
+    let ev = Evaluator::try_new(Protocol::FullText, &o).unwrap();
+    h.faults(json!((0..60).map(|_| json!({"status": 500})).collect::<Vec<_>>()));
+    let before = h.chat_requests();
+    let out = ev.evaluate(&rows(&fx));
+    let sent = h.chat_requests() - before;
+    // 3 requests x (1 try + 1 retry); every later request is not sent
+    assert_eq!(sent, 6, "chat requests sent: {sent}");
+    let stats = ev.stats();
+    assert_eq!(stats.answered, 0);
+    assert_eq!(stats.failed, stats.requests, "{stats:?}");
+    let reasons: Vec<&String> = out.iter().flat_map(|r| r.nulls.values()).collect();
+    assert!(reasons.iter().any(|s| s.contains("3 requests in a row failed")), "{reasons:?}");
+}
+
+/// 429 answers do not count toward the early stop: a burst of them (more than
+/// `stop_after_failures` requests' worth) is waited out and every request is answered.
+#[test]
+fn rate_limits_do_not_count_toward_the_early_stop() {
+    let Some(h) = Harness::start("rate_limit_no_stop") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let fx = fixtures(1);
+    let mut o = options(&h.url, dir.path(), StructuredOutput::Off);
+    o.runtime.client.concurrency = 1;
+    o.runtime.client.retries = 0;
+    o.runtime.client.stop_after_failures = 1;
+    let ev = Evaluator::try_new(Protocol::FullText, &o).unwrap();
+    h.faults(json!([{"status": 429, "retry_after": "0"}, {"status": 429, "retry_after": "0"}]));
+    let out = ev.evaluate(&rows(&fx));
+    let stats = ev.stats();
+    assert_eq!(stats.failed, 2, "{stats:?}");
+    assert!(stats.answered >= 3, "requests after the 429s were not sent: {stats:?}");
+    assert!(!out[0].nulls.values().any(|s| s.contains("in a row")), "{:?}", out[0].nulls);
 }

@@ -128,7 +128,7 @@ pub enum Error {
         hint: String,
     },
     /// A cell of a numeric column is neither a number nor a missing marker.
-    #[error("{side} file {path}, row {row}, column `{column}`: `{value}` is not a number (missing values: empty, NA, NaN, null, None)")]
+    #[error("{side} file {path}, row {row}, column `{column}`: `{value}` is not a finite number (missing values: empty, NA, N/A, NaN, null, None)")]
     NotNumeric {
         /// Which input.
         side: Side,

@@ -362,8 +362,9 @@ impl Table {
                     return Ok(None);
                 }
                 match t.parse::<f64>() {
-                    Ok(v) => Some(v),
-                    Err(_) => return Err(self.not_numeric(row, col, s)),
+                    // NaN spellings are missing markers (above); an infinity is an error
+                    Ok(v) if v.is_finite() => Some(v),
+                    _ => return Err(self.not_numeric(row, col, s)),
                 }
             }
             Some(other) => return Err(self.not_numeric(row, col, &other.to_string())),
@@ -393,12 +394,18 @@ mod tests {
 
     #[test]
     fn csv_missing_markers_and_numbers() {
-        let t = parse("id,a\nx,1.5\ny,NA\nz,\nw, nan \nv,inf\n", Format::Csv);
+        let t = parse("id,a\nx,1.5\ny,NA\nz,\nw, nan \n", Format::Csv);
         let vals: Vec<Option<f64>> = t.rows.iter().map(|r| t.numeric_cell(r, "a").unwrap()).collect();
-        assert_eq!(vals, vec![Some(1.5), None, None, None, None]);
+        assert_eq!(vals, vec![Some(1.5), None, None, None]);
+        // an infinite rating is not a missing value: it is refused, naming the cell
+        for inf in ["inf", "-inf", "Infinity", "+INF"] {
+            let t = parse(&format!("id,a\nv,{inf}\n"), Format::Csv);
+            let e = t.numeric_cell(&t.rows[0], "a").unwrap_err().to_string();
+            assert!(e.contains(&format!("row 1, column `a`: `{inf}` is not a finite number")), "{e}");
+        }
         let bad = parse("id,a\nx,abc\n", Format::Csv);
         let e = bad.numeric_cell(&bad.rows[0], "a").unwrap_err();
-        assert!(e.to_string().contains("row 1, column `a`: `abc` is not a number"), "{e}");
+        assert!(e.to_string().contains("row 1, column `a`: `abc` is not a finite number"), "{e}");
     }
 
     #[test]

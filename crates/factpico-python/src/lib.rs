@@ -19,6 +19,7 @@
 
 use pyo3::prelude::*;
 
+mod cli;
 mod errors;
 mod ort;
 mod pool;
@@ -46,5 +47,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ort::check_ort_library, m)?)?;
     m.add_function(wrap_pyfunction!(pool::set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(pool::get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::models_list_json, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::models_pull, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::models_import, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::models_path, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::alignscore_from_ckpt, m)?)?;
     Ok(())
 }

@@ -26,6 +26,10 @@ def scorer() -> factpico.Scorer:
         (["a"], [b"bytes"], TypeError, r"summaries\[0\] must be a str, got bytes"),
         (["a", "b"], ["a"], ValueError, "sources has 2 items but summaries has 1"),
         ({"a": 1}, ["a"], TypeError, "got dict"),
+        # unordered collections would pair sources and summaries arbitrarily
+        ({"abstract"}, ["a"], TypeError, "sources is a set"),
+        (["a"], frozenset(["s"]), TypeError, "summaries is a frozenset"),
+        ({"x": 1}.keys(), ["a"], TypeError, "sources is a dict_keys"),
         (42, ["a"], TypeError, "got int"),
     ],
 )
@@ -50,6 +54,13 @@ def test_scorer_edge_inputs(scorer) -> None:
         scorer.score(["a"], ["a"], evidence=[["x"]])
     with pytest.warns(UserWarning, match="ids repeat"):
         scorer.score(["a", "b"], ["a", "b"], ids=["x", "x"])
+
+
+@pytest.mark.parametrize("metrics", [[], (), "", " , "])
+def test_scorer_with_no_metric_is_refused(metrics) -> None:
+    # the CLI refuses `--metrics ""`; a scorer that computes nothing is a mistake, not a default
+    with pytest.raises(ValueError, match="no metric selected"):
+        factpico.Scorer(metrics=metrics)
 
 
 def test_scorer_options_errors() -> None:

@@ -65,6 +65,12 @@ def test_explain_bad_input() -> None:
     with pytest.raises(TypeError, match="both source and summary"):
         factpico.explain_text({"id": "x", "scores": {}}, source="only one")
     assert factpico.explain({"id": "x", "scores": {}}) == []
+    # a dict that is not a row at all is refused, as the docstring promises
+    for not_a_row in ({"foo": 1}, {}, {"id": "x"}):
+        with pytest.raises(ValueError, match="not a factpico output row"):
+            factpico.explain(not_a_row)
+        with pytest.raises(ValueError, match="not a factpico output row"):
+            factpico.explain_text(not_a_row)
 
 
 def test_per_row_inputs_are_checked_against_the_metrics() -> None:

@@ -37,7 +37,7 @@ pub use manifest::{
     ExporterInfo, ModelManifest, ModelTask, SourceInfo, TruncationConfig, TruncationSide, TruncationStrategy,
     DEFAULT_MAX_LENGTH, MANIFEST_FILE, MANIFEST_SCHEMA_VERSION,
 };
-pub use model::{file_sha256, onnx_files_sha256, ModelDir, MODEL_FILE, TOKENIZER_FILE};
+pub use model::{file_sha256, onnx_files_sha256, ModelDir, MODEL_DATA_FILE, MODEL_FILE, TOKENIZER_FILE};
 pub use ort_lib::{
     check_ort_library, default_models_dir, factpico_home, find_ort_library, init_ort, init_ort_from, loaded_ort,
     setup_ort, OrtInfo, MIN_ORT_MINOR, ORT_VERSION,

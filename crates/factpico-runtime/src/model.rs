@@ -117,17 +117,46 @@ impl ModelDir {
         self.inferred
     }
 
-    /// Lower-case hex sha256 of `model.onnx`, computed once (about 0.3 s per 100 MB) and cached.
+    /// Lower-case hex sha256 of the graph, computed once (about 0.3 s per 100 MB) and cached:
+    /// of `model.onnx` alone, or, when the weights are ONNX external data in
+    /// `model.onnx.data` (`factpico-convert`, graphs over 2 GB), of the bytes of `model.onnx`
+    /// followed by the bytes of `model.onnx.data` — so a change of either file changes it.
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be read.
+    /// [`Error::Io`] when a file cannot be read.
     pub fn model_sha256(&self) -> Result<&str> {
         if let Some(s) = self.sha256.get() {
             return Ok(s);
         }
-        let hex = file_sha256(&self.model_path())?;
+        let data = self.path.join(MODEL_DATA_FILE);
+        let hex = if data.is_file() {
+            files_sha256(&[&self.model_path(), &data])?
+        } else {
+            file_sha256(&self.model_path())?
+        };
         Ok(self.sha256.get_or_init(|| hex))
     }
+}
+
+/// File name of the ONNX external-data file beside `model.onnx` (weights of converted or
+/// over-2-GB graphs); covered by [`ModelDir::model_sha256`].
+pub const MODEL_DATA_FILE: &str = "model.onnx.data";
+
+/// sha256 of the concatenated bytes of `paths`, streamed.
+fn files_sha256(paths: &[&Path]) -> Result<String> {
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    for path in paths {
+        let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        loop {
+            let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+        }
+    }
+    Ok(hex::encode(h.finalize()))
 }
 
 /// Lower-case hex sha256 of a file, streamed in 1 MiB blocks.

@@ -297,11 +297,46 @@ pub fn init_ort_from(path: &Path) -> Result<OrtInfo> {
     let env = builder
         .with_name("factpico")
         .with_telemetry(false)
+        .with_logger(std::sync::Arc::new(ort_log))
         .build()
         .map_err(|e| Error::ort("creating the ONNX Runtime environment", e))?;
+    // ONNX Runtime formats only the lines the logger can show (the builder's custom logger
+    // starts at its verbose level): its threshold follows the `log` level set at this point.
+    env.set_log_level(ort_threshold(log::max_level()));
     let info = OrtInfo { path: path.to_path_buf() };
     *guard = Some(Loaded { env, info: info.clone() });
     Ok(info)
+}
+
+/// ONNX Runtime's own log lines, routed into the `log` facade under the target `ort` (instead
+/// of ONNX Runtime printing them to standard error itself), so that the program's logger
+/// decides (`factpico`: `-q`, `-v`, `RUST_LOG`, escaping). ONNX Runtime's levels map to
+/// `log`'s one step down, so that by default only its errors show, as before it was routed
+/// (its warnings are mostly notes on graph optimisation): verbose → trace, info → debug,
+/// warning → info, error and fatal → error (`RUST_LOG=ort=info` shows its warnings).
+fn ort_log(level: ort::logging::LogLevel, category: &str, _id: &str, location: &str, message: &str) {
+    use ort::logging::LogLevel;
+    let level = match level {
+        LogLevel::Verbose => log::Level::Trace,
+        LogLevel::Info => log::Level::Debug,
+        LogLevel::Warning => log::Level::Info,
+        LogLevel::Error | LogLevel::Fatal => log::Level::Error,
+    };
+    if log::log_enabled!(target: "ort", level) {
+        log::log!(target: "ort", level, "ONNX Runtime [{category}] {message} ({location})");
+    }
+}
+
+/// The ONNX Runtime level to produce lines from, for a `log` maximum level ([`ort_log`]'s
+/// mapping inverted; never above errors).
+fn ort_threshold(max: log::LevelFilter) -> ort::logging::LogLevel {
+    use ort::logging::LogLevel;
+    match max {
+        log::LevelFilter::Trace => LogLevel::Verbose,
+        log::LevelFilter::Debug => LogLevel::Info,
+        log::LevelFilter::Info => LogLevel::Warning,
+        log::LevelFilter::Warn | log::LevelFilter::Error | log::LevelFilter::Off => LogLevel::Error,
+    }
 }
 
 /// Loads ONNX Runtime from the default places (see the module docs) unless already loaded.

@@ -1,5 +1,5 @@
-//! Premise chunking: AlignScore's sentences-per-chunk rule and MiniCheck-style
-//! greedy packing of sentences under a token budget.
+//! Premise chunking: AlignScore's sentences-per-chunk rule, MiniCheck-style
+//! greedy packing of sentences under a token budget and FactCG's variant of it.
 
 use std::num::NonZeroUsize;
 use std::ops::Range;
@@ -236,6 +236,86 @@ impl TokenBudgetChunking {
     }
 }
 
+/// Options of FactCG's premise chunking (`Inferencer.chunking_src`).
+///
+/// Reference: `derenlei/FactCG` @ 49748b9, `factcg/inference.py`
+/// (`chunking_src(src, max_chunk_size=550)`):
+///
+/// ```text
+/// chunks, chunk_size, chunk = [], 0, ""
+/// for s in sent_tokenize(src):
+///     n = len(word_tokenize(s))
+///     if chunk_size + n <= max_chunk_size:
+///         chunk = "\n".join([chunk, s]).strip("\n"); chunk_size += n
+///     else:
+///         chunks.append(chunk.strip("\n")); chunk, chunk_size = s, n
+/// if chunk_size > 0:
+///     chunks.append(chunk.replace(" \n ", "\n").strip("\n").strip())
+/// ```
+///
+/// Sentences are joined with `"\n"` and counted with NLTK `word_tokenize`
+/// ([`WordTokenizeCounter`](crate::WordTokenizeCounter), which runs Punkt
+/// again on each sentence, as the reference does). Quirks reproduced:
+///
+/// * a sentence longer than `max_tokens` becomes a chunk of its own (never cut);
+/// * if the **first** sentence is already over the limit, an empty chunk `""`
+///   (`sentences == 0..0`, no spans) is emitted before it;
+/// * only the last chunk gets `replace(" \n ", "\n")` and Python `strip()`;
+///   earlier chunks only lose outer newlines;
+/// * the last chunk is dropped when its token count is 0 (a text whose
+///   sentences have no tokens, e.g. only U+001C, has no chunk at all, and the
+///   reference then fails on it); an empty or whitespace-only text has no chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FactcgChunking {
+    /// Largest summed token count of a chunk (FactCG: 550 `word_tokenize` tokens).
+    pub max_tokens: usize,
+}
+
+impl Default for FactcgChunking {
+    fn default() -> Self {
+        Self { max_tokens: 550 }
+    }
+}
+
+impl FactcgChunking {
+    /// Packs the sentences of `src` (split by `splitter`, FactCG: English
+    /// [`Punkt`](crate::Punkt)) into chunks, counting tokens with `counter`
+    /// (FactCG: [`WordTokenizeCounter`](crate::WordTokenizeCounter)).
+    pub fn chunks<S, C>(&self, splitter: &S, counter: &C, src: &str) -> Vec<Chunk>
+    where
+        S: SentenceSplitter + ?Sized,
+        C: TokenCounter + ?Sized,
+    {
+        let spans = splitter.split(src);
+        let mut out = Vec::new();
+        let mut text = String::new();
+        let mut size = 0usize;
+        let mut first = 0usize;
+        for (k, span) in spans.iter().enumerate() {
+            let s = span.get(src).unwrap_or_default();
+            let n = counter.count_tokens(s);
+            if size + n <= self.max_tokens {
+                text = format!("{text}\n{s}").trim_matches('\n').to_owned();
+                size += n;
+            } else {
+                out.push(Chunk {
+                    text: text.trim_matches('\n').to_owned(),
+                    sentences: first..k,
+                    spans: spans[first..k].to_vec(),
+                });
+                text = s.to_owned();
+                size = n;
+                first = k;
+            }
+        }
+        if size > 0 {
+            let last = python::strip(text.replace(" \n ", "\n").trim_matches('\n')).to_owned();
+            out.push(Chunk { text: last, sentences: first..spans.len(), spans: spans[first..].to_vec() });
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -346,6 +426,46 @@ mod tests {
         let opts = TokenBudgetChunking::default();
         for doc in ["", "\n\n", "   "] {
             assert!(opts.chunks(&Punkt::english(), &WhitespaceWordCounter, doc).is_empty(), "{doc:?}");
+        }
+    }
+
+    // Expected values: FactCG's `chunking_src` run in the reference venv
+    // (tests/goldens/gen_factcg_chunks.py prints them for these strings).
+    #[test]
+    fn factcg_overlong_first_sentence_gives_an_empty_first_chunk() {
+        let opts = FactcgChunking { max_tokens: 3 };
+        let chunks = opts.chunks(&Punkt::english(), &crate::WordTokenizeCounter, FOUR);
+        // tokens per sentence: 3, 5, 9, 2
+        assert_eq!(
+            chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
+            ["Pain fell.", "Mood rose a lot.", "Sleep was better for most of the group.", "Done."]
+        );
+        let opts = FactcgChunking { max_tokens: 2 };
+        let chunks = opts.chunks(&Punkt::english(), &crate::WordTokenizeCounter, FOUR);
+        assert_eq!(chunks[0].text, "");
+        assert_eq!(chunks[0].sentences, 0..0);
+        assert_eq!(ranges(&chunks), [0..0, 0..1, 1..2, 2..3, 3..4]);
+    }
+
+    #[test]
+    fn factcg_joins_with_newlines_and_packs_greedily() {
+        let opts = FactcgChunking { max_tokens: 9 };
+        let chunks = opts.chunks(&Punkt::english(), &crate::WordTokenizeCounter, FOUR);
+        assert_eq!(
+            chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
+            ["Pain fell.\nMood rose a lot.", "Sleep was better for most of the group.", "Done."]
+        );
+        assert_eq!(ranges(&chunks), [0..2, 2..3, 3..4]);
+        let one = FactcgChunking::default().chunks(&Punkt::english(), &crate::WordTokenizeCounter, FOUR);
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].text.matches('\n').count(), 3);
+    }
+
+    #[test]
+    fn factcg_empty_and_tokenless_texts_have_no_chunk() {
+        for doc in ["", "  \n ", "\u{1c}"] {
+            let chunks = FactcgChunking::default().chunks(&Punkt::english(), &crate::WordTokenizeCounter, doc);
+            assert!(chunks.is_empty(), "{doc:?}");
         }
     }
 }

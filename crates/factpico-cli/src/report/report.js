@@ -122,7 +122,7 @@
   function listRow(i, p) {
     var r = rows[i];
     var a = el('a', 'fp-lrow');
-    a.href = '#row=' + i;
+    a.href = '#row=' + (i + 1); // the row number the page shows (1-based)
     a.dataset.i = String(i);
     a.style.top = (p * ROW_H) + 'px';
     a.style.gridTemplateColumns = gridCols;
@@ -468,11 +468,11 @@
     var order = state.order.length ? state.order : rows.map(function (_, i) { return i; });
     var pos = order.indexOf(current);
     var to = pos < 0 ? order[0] : order[Math.min(order.length - 1, Math.max(0, pos + k))];
-    if (to !== undefined) location.hash = '#row=' + to;
+    if (to !== undefined) location.hash = '#row=' + (to + 1);
   }
   function route() {
     var m = /^#row=(\d+)$/.exec(location.hash);
-    if (m) showRow(+m[1]); else showList();
+    if (m && +m[1] >= 1 && +m[1] <= rows.length) showRow(+m[1] - 1); else showList();
   }
   window.addEventListener('hashchange', route);
   document.addEventListener('keydown', function (e) {
@@ -483,7 +483,7 @@
       else if (e.key === 'k' || e.key === 'p' || e.key === 'ArrowLeft') { step(-1); e.preventDefault(); }
       else if (e.key === 'Escape') { location.hash = '#list'; e.preventDefault(); }
     } else if (e.key === 'Enter' && state.order.length && t !== 'A' && t !== 'BUTTON') {
-      location.hash = '#row=' + state.order[0];
+      location.hash = '#row=' + (state.order[0] + 1);
     }
   });
   apply();

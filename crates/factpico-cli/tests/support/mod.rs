@@ -65,3 +65,18 @@ pub fn big_input(dir: &Path, n: usize) -> PathBuf {
 pub fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
+
+/// Links `home/ort` to this machine's ONNX Runtime library folder (`$FACTPICO_HOME/ort`, else
+/// `$XDG_CACHE_HOME/factpico/ort`, else `~/.cache/factpico/ort`), so that a test with a fresh
+/// `FACTPICO_HOME` (an empty model store) still scores.
+pub fn link_ort_into(home: &Path) {
+    let real_home = std::env::var_os("FACTPICO_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| {
+        std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"))
+            .join("factpico")
+    });
+    std::fs::create_dir_all(home).unwrap();
+    std::os::unix::fs::symlink(real_home.join("ort"), home.join("ort")).unwrap();
+}

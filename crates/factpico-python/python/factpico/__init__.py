@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from . import _native
+from . import _native, models
 from ._ort import ORT_VERSION
 from ._ort import info as ort_info
 from ._scorer import Scorer, default_options, explain, explain_text, metrics
@@ -60,6 +60,7 @@ def input_sha256(source: str, summary: str, extras: Optional[Dict[str, Any]] = N
 
 __all__ = [
     "Scorer",
+    "models",
     "metrics",
     "default_options",
     "to_table",

@@ -109,6 +109,9 @@ class Scorer:
         config: Dict[str, Any] = dict(options)
         if metrics is not None:
             config["metrics"] = _validate.names("metrics", metrics)
+            if not config["metrics"]:
+                # as `factpico score --metrics ""`: a scorer that computes nothing is a mistake
+                raise ValueError("no metric selected: metrics is empty; name at least one (factpico.metrics() lists them)")
         _check_options(config)
         self._config = config
         chosen = config.get("metrics", default_options()["metrics"])
@@ -275,6 +278,9 @@ class Scorer:
 def _row_json(row: Any) -> str:
     if not isinstance(row, Mapping):
         raise TypeError(f"row must be a dict (a row of Scorer.score or a line of factpico score's output), got {type(row).__name__}")
+    if "scores" not in row and "skipped" not in row:
+        keys = ", ".join(sorted(map(str, row))[:8]) or "none"
+        raise ValueError(f"not a factpico output row: it has neither `scores` nor `skipped` (its keys: {keys})")
     try:
         return json.dumps(row, default=_json_default)
     except (TypeError, ValueError) as e:

@@ -5,7 +5,7 @@ names the argument and the item."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from typing import Any, List, Optional, Sequence
 
 
@@ -25,6 +25,7 @@ def texts(name: str, value: Any) -> List[str]:
         )
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a list of str, got {_describe(value)}")
+    _ordered(name, value)
     if hasattr(value, "to_pylist"):  # pyarrow arrays and chunked arrays
         value = value.to_pylist()
     out = list(value)
@@ -44,6 +45,7 @@ def optional_texts(name: str, value: Any, n: int) -> List[Optional[str]]:
         return [None] * n
     if isinstance(value, (str, bytes, bytearray)) or isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a list of str or None, got {_describe(value)}")
+    _ordered(name, value)
     if hasattr(value, "to_pylist"):
         value = value.to_pylist()
     out = list(value)
@@ -52,6 +54,15 @@ def optional_texts(name: str, value: Any, n: int) -> List[Optional[str]]:
             raise TypeError(f"{name}[{i}] must be a str or None, got {_describe(item)}")
     same_length(name, len(out), "sources", n)
     return out
+
+
+def _ordered(name: str, value: Any) -> None:
+    """Refuses unordered collections (``set``, ``frozenset``, dict key/item views): their order
+    is arbitrary, so the i-th items of two arguments would be paired at random."""
+    if isinstance(value, Set):
+        raise TypeError(
+            f"{name} is a {_describe(value)}: its order is arbitrary, so the pairs would be mismatched; pass a list"
+        )
 
 
 def same_length(name: str, got: int, other: str, n: int) -> None:

@@ -11,7 +11,7 @@ factpico::
 
     from factpico.alignscore import AlignScore      # the only changes: the import, and
     scorer = AlignScore(model="roberta-base", batch_size=32, device="cuda:0",
-                        ckpt_path="alignscore-base/",  # a model directory exported by onnx/export_alignscore.py
+                        ckpt_path="AlignScore-base.ckpt",  # the same file (converted once, no torch)
                         evaluation_mode="nli_sp")
     scores = scorer.score(contexts=[abstract, ...], claims=[summary, ...])
 
@@ -24,12 +24,25 @@ with ``max_length=256``).
 
 from __future__ import annotations
 
+import os
 from typing import Any, List, Optional, Sequence, Union
 
-from . import _validate
+from . import _native, _validate
 from ._dropin import ScorerBacked, column, device_option
 
 _MODES = ("nli_sp", "bin_sp", "reg_sp", "nli", "bin", "reg")
+
+
+def _model_dir(ckpt_path: Optional[Any], model: str) -> Optional[str]:
+    """The model directory for ``ckpt_path``: a ``.ckpt`` file (what the reference takes) is
+    converted once, without torch, into ``$FACTPICO_HOME/models/alignscore-ckpt-<sha256>``
+    (``model`` names the backbone whose config and tokenizer files it needs: a hub name such as
+    ``roberta-base``, downloaded once, or a local directory); a directory or a catalogue name
+    (``alignscore-base``) is used as it is."""
+    path = _validate.path("ckpt_path", ckpt_path, required=False)
+    if path is not None and os.path.isfile(path) and path.endswith(".ckpt"):
+        return str(_native.alignscore_from_ckpt(path, _validate.text("model", model)))
+    return path
 
 
 class AlignScore(ScorerBacked):
@@ -42,9 +55,11 @@ class AlignScore(ScorerBacked):
             factpico's own default is 2, which bounds memory; scores do not depend on it).
         device: ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"`` or a GPU index, as the reference
             takes it (factpico's ``runtime.device``; CUDA needs the ``onnxruntime-gpu`` wheel).
-        ckpt_path: the model directory (``onnx/export_alignscore.py`` output, or any NLI
-            cross-encoder directory) where the reference takes a ``.ckpt`` file. Default:
-            ``$FACTPICO_HOME/models/alignscore-base``.
+        ckpt_path: the reference's AlignScore ``.ckpt`` file (converted once without torch,
+            keyed by its sha256; the checkpoint is read by a reader that never runs pickled
+            code), a model directory (``factpico models pull`` / ``onnx/export_alignscore.py``
+            output, or any NLI cross-encoder directory), or a catalogue name
+            (``"alignscore-base"``). Default: the installed ``alignscore-base``.
         evaluation_mode: ``nli_sp`` (default; "AlignScore"), ``bin_sp``, ``reg_sp``, ``nli``,
             ``bin``, ``reg`` (the ``reg`` modes are unbounded).
         verbose: accepted for compatibility (factpico shows no progress bar).
@@ -91,7 +106,7 @@ class AlignScore(ScorerBacked):
                     "device": device_option(device),
                 },
                 "alignscore": {
-                    "model": _validate.path("ckpt_path", ckpt_path, required=False),
+                    "model": _model_dir(ckpt_path, model),
                     "mode": evaluation_mode,
                     "max_length": _validate.positive_int("max_length", max_length),
                     "words_per_chunk": _validate.positive_int("words_per_chunk", words_per_chunk),

@@ -209,7 +209,7 @@ mod imp {
     use super::{AlignScoreMode, AlignScoreUnitOptions, ALIGNSCORE};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
-    use crate::units::onnx::default_model_dir;
+    use crate::units::onnx::resolve_model_dir;
     use crate::{Error, Result};
 
     fn mode(m: AlignScoreMode) -> Mode {
@@ -226,18 +226,7 @@ mod imp {
     /// Builds AlignScore: model directory (default `$FACTPICO_HOME/models/alignscore-base`),
     /// mode, words per chunk, maximum length, batch size, threads, device.
     pub(super) fn build(options: &AlignScoreUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
-        let dir = options.model.clone().unwrap_or_else(|| default_model_dir("alignscore-base"));
-        if !dir.exists() {
-            return Err(Error::MissingOption {
-                metric: "alignscore".into(),
-                what: format!(
-                    "a model directory: {} does not exist. Pass --alignscore-model DIR (an exported AlignScore \
-                     checkpoint or any NLI cross-encoder directory), or run `cargo xtask models alignscore-base` \
-                     where the model hub is reachable (see docs/alignscore.md)",
-                    dir.display()
-                ),
-            });
-        }
+        let dir = resolve_model_dir("alignscore", "alignscore.model", "--alignscore-model", options.model.as_deref(), "alignscore-base")?;
         let mut o = AlignScoreOptions {
             mode: mode(options.mode),
             max_length: options.max_length,

@@ -209,14 +209,15 @@ mod imp {
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::{check_sidecar, model_sha256};
+    use crate::units::onnx::resolve_model_dir;
     use crate::{Error, Result};
 
     /// Builds DAE: exactly one of `model` (ELECTRA arc model) or `nli_model` (zero-shot NLI);
     /// arcs from `arcs` or the spaCy sidecar.
     pub(super) fn build(m: &DaeUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let model = match (&m.model, &m.nli_model) {
-            (Some(d), None) => DaeModel::Electra(d.clone()),
-            (None, Some(d)) => DaeModel::ZeroShotNli(d.clone()),
+            (Some(d), None) => DaeModel::Electra(resolve_model_dir("dae", "dae.model", "--dae-model", Some(d), "dae-xsum")?),
+            (None, Some(d)) => DaeModel::ZeroShotNli(resolve_model_dir("dae", "dae.nli_model", "--dae-nli-model", Some(d), "dae-xsum")?),
             (Some(_), Some(_)) => {
                 return Err(Error::init(
                     "dae",
@@ -233,9 +234,7 @@ mod imp {
             }
         };
         let (DaeModel::Electra(dir) | DaeModel::ZeroShotNli(dir)) = &model;
-        if !dir.exists() {
-            return Err(Error::init("dae", format!("model directory {} does not exist", dir.display())));
-        }
+        let dir = dir.clone();
         let mut o = DaeOptions::new(model.clone());
         match (m.parser, &m.arcs) {
             (None | Some(DaeParser::Spacy), None) => {}
@@ -262,7 +261,7 @@ mod imp {
             o.batch_size = b;
         }
         o.session = runtime.session();
-        let sha = model_sha256("dae", dir)?;
+        let sha = model_sha256("dae", &dir)?;
         let provenance = serde_json::json!({
             "reference": DAE.reference,
             "model": model,

@@ -37,6 +37,7 @@ macro_rules! llm_columns {
             ColumnInfo::new(concat!($p, "_outcome"), concat!($what, "Outcome, same scale"), Hi).range(Some(1.0), Some(4.0)),
             ColumnInfo::new(concat!($p, "_evidence"), concat!($what, "evidence inference (R): mean over the row's evidence spans of 4 accurate, 3 vague or slightly inaccurate, 2 critically inaccurate, 1 missing"), Hi).range(Some(1.0), Some(4.0)),
             ColumnInfo::new(concat!($p, "_avg"), concat!($what, "Avg. PICO-R: mean of the readable P, I, C, O and R"), Hi).range(Some(1.0), Some(4.0)).primary(),
+            ColumnInfo::new(concat!($p, "_pio"), concat!($what, "mean of the readable P, I and O (the elements Shaib et al. 2023 rate; compare with their avg_pio)"), Hi).range(Some(1.0), Some(4.0)),
         ]
     };
 }
@@ -132,6 +133,14 @@ pub struct LlmArgs {
     /// exponential backoff with jitter, Retry-After honoured).
     #[arg(long)]
     pub llm_retries: Option<u32>,
+    /// LLM metrics: largest reply accepted, in bytes (default 8 MiB); a longer reply fails its
+    /// request and is stored nowhere.
+    #[arg(long)]
+    pub llm_max_reply_bytes: Option<u64>,
+    /// LLM metrics: stop sending after this many requests in a row failed after their retries
+    /// on HTTP 5xx, timeouts or transport errors (default 5; 0 = never; 429 does not count).
+    #[arg(long)]
+    pub llm_stop_after_failures: Option<u32>,
     /// LLM metrics: the request cache file (default $FACTPICO_HOME/llm-cache.sqlite).
     #[arg(long)]
     pub llm_cache: Option<std::path::PathBuf>,
@@ -274,6 +283,8 @@ impl MetricUnit for Llm {
         c.concurrency = args.llm_concurrency.unwrap_or(c.concurrency);
         c.timeout_s = args.llm_timeout.unwrap_or(c.timeout_s);
         c.retries = args.llm_retries.unwrap_or(c.retries);
+        c.max_reply_bytes = args.llm_max_reply_bytes.unwrap_or(c.max_reply_bytes);
+        c.stop_after_failures = args.llm_stop_after_failures.unwrap_or(c.stop_after_failures);
         if args.llm_cache.is_some() {
             o.runtime.cache.clone_from(&args.llm_cache);
         }

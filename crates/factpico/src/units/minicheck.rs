@@ -286,7 +286,7 @@ mod imp {
     use super::{MiniCheckAggregation, MiniCheckChecker, MiniCheckClaim, MiniCheckUnitOptions, MINICHECK};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
-    use crate::units::onnx::default_model_dir;
+    use crate::units::onnx::resolve_model_dir;
     use crate::{Error, Result};
 
     fn variant(c: MiniCheckChecker) -> Variant {
@@ -302,19 +302,8 @@ mod imp {
     /// 4), threads, device.
     pub(super) fn build(options: &MiniCheckUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = MINICHECK.name;
-        let dir = options.model.clone().unwrap_or_else(|| {
-            default_model_dir(&format!("minicheck-{}", options.checker.unwrap_or_default().as_str()))
-        });
-        if !dir.exists() {
-            return Err(Error::MissingOption {
-                metric: name.into(),
-                what: format!(
-                    "a model directory: {} does not exist. Pass --minicheck-model DIR (a MiniCheck checkpoint \
-                     exported by onnx/export_minicheck.py; see docs/minicheck.md)",
-                    dir.display()
-                ),
-            });
-        }
+        let default = format!("minicheck-{}", options.checker.unwrap_or_default().as_str());
+        let dir = resolve_model_dir(name, "minicheck.model", "--minicheck-model", options.model.as_deref(), &default)?;
         let mut o = MiniCheckOptions {
             claim: match options.claim {
                 MiniCheckClaim::Whole => ClaimMode::Whole,

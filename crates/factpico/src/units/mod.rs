@@ -32,6 +32,7 @@ pub(crate) mod onnx;
 
 pub mod alignscore;
 pub mod dae;
+pub mod factcg;
 pub mod minicheck;
 pub mod llm;
 pub mod qa;
@@ -293,6 +294,8 @@ units! {
     summac: summac::Summac,
     /// MiniCheck options (metric `minicheck`; feature `minicheck`).
     minicheck: minicheck::MiniCheck,
+    /// FactCG options (metric `factcg`; feature `factcg`).
+    factcg: factcg::FactCg,
     /// Options of the LLM evaluators `llm` and `llm_pipeline` (feature `llm`): server, model,
     /// structured output, sampling; transport and cache settings are not serialised.
     llm: llm::Llm,

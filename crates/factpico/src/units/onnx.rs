@@ -7,9 +7,65 @@ use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
 
-/// `$FACTPICO_HOME/models/<name>` (default `~/.cache/factpico/models/<name>`).
+/// `$FACTPICO_HOME/models/<name>` (default `~/.cache/factpico/models/<name>`): where
+/// `factpico models pull NAME` installs catalogue model NAME.
 pub(crate) fn default_model_dir(name: &str) -> PathBuf {
     factpico_runtime::default_models_dir().join(name)
+}
+
+/// Whether `given` is a bare model name (`alignscore-base`), not a path: one normal
+/// component, no separator.
+fn is_bare_name(given: &Path) -> bool {
+    let mut c = given.components();
+    matches!((c.next(), c.next()), (Some(std::path::Component::Normal(_)), None))
+}
+
+/// The model directory of a model option: `given` as a directory when one exists there (an
+/// existing directory always wins over a catalogue name of the same spelling); else, when
+/// `given` is a bare name, the installed catalogue model of that name
+/// (`$FACTPICO_HOME/models/NAME`); with no value, the metric's default catalogue model
+/// `default_name`. The one "model missing" error of every model-based unit: it names the
+/// option (`option`, and `flag` on the command line) and the `factpico models pull` command.
+///
+/// # Errors
+/// [`Error::MissingOption`] when nothing is installed or found there.
+pub(crate) fn resolve_model_dir(metric: &str, option: &str, flag: &str, given: Option<&Path>, default_name: &str) -> Result<PathBuf> {
+    let missing = |what: String| Err(Error::MissingOption { metric: metric.into(), what });
+    let store = factpico_runtime::default_models_dir();
+    match given {
+        Some(d) if d.is_dir() => Ok(d.to_path_buf()),
+        Some(d) if is_bare_name(d) => {
+            let name = d.to_string_lossy();
+            let installed = default_model_dir(&name);
+            if installed.is_dir() {
+                return Ok(installed);
+            }
+            missing(format!(
+                "a model: `{name}` does not exist as a directory and is not an installed model ({} does not exist; \
+                 option `{option}`, {flag} DIR|NAME); install it with `factpico models pull {name}` (`factpico models \
+                 list` shows the catalogue)",
+                installed.display()
+            ))
+        }
+        Some(d) if d.exists() => missing(format!(
+            "a model directory: `{}` is not a directory (option `{option}`, {flag} DIR; a model directory holds \
+             model.onnx, tokenizer.json and factpico.json)",
+            d.display()
+        )),
+        Some(d) => missing(format!("a model directory: `{}` does not exist (option `{option}`, {flag} DIR)", d.display())),
+        None => {
+            let installed = default_model_dir(default_name);
+            if installed.is_dir() {
+                return Ok(installed);
+            }
+            missing(format!(
+                "a model: the default model `{default_name}` is not installed ({} does not exist); install it with \
+                 `factpico models pull {default_name}`, or pass {flag} DIR|NAME (option `{option}`; models in {})",
+                installed.display(),
+                store.display()
+            ))
+        }
+    }
 }
 
 /// The directory of `dir`, checked to exist; [`Error::MissingOption`] naming `flag` and

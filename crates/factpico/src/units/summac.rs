@@ -414,7 +414,7 @@ mod imp {
     use super::{SummacCuts, SummacGranularity, SummacReduce, SummacUnitOptions, SummacZsLabels, SUMMAC_CONV, SUMMAC_ZS};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
-    use crate::units::onnx::default_model_dir;
+    use crate::units::onnx::resolve_model_dir;
     use crate::{Error, Result};
 
     pub(super) fn granularity(g: SummacGranularity) -> Granularity {
@@ -488,18 +488,7 @@ mod imp {
         runtime: &RuntimeOptions,
     ) -> Result<Box<dyn Metric>> {
         let name = metric.name;
-        let dir = options.model.clone().unwrap_or_else(|| default_model_dir("summac-vitc"));
-        if !dir.exists() {
-            return Err(Error::MissingOption {
-                metric: name.into(),
-                what: format!(
-                    "an NLI model directory: {} does not exist. Pass --summac-model DIR (the vitc model exported by \
-                     `python onnx/export_summac.py nli` where the model hub is reachable, or any 3-way NLI \
-                     cross-encoder directory; see docs/summac.md)",
-                    dir.display()
-                ),
-            });
-        }
+        let dir = resolve_model_dir(name, "summac.model", "--summac-model", options.model.as_deref(), "summac-vitc")?;
         let mut o = SummacOptions {
             granularity: Granularities {
                 document: granularity(options.document_granularity.unwrap_or(options.granularity)),
