@@ -33,6 +33,7 @@ pub(crate) mod onnx;
 pub mod alignscore;
 pub mod dae;
 pub mod factcg;
+pub mod hhem;
 pub mod minicheck;
 pub mod llm;
 pub mod qa;
@@ -296,6 +297,8 @@ units! {
     minicheck: minicheck::MiniCheck,
     /// FactCG options (metric `factcg`; feature `factcg`).
     factcg: factcg::FactCg,
+    /// HHEM-2.1-Open options (metric `hhem`; feature `hhem`).
+    hhem: hhem::Hhem,
     /// Options of the LLM evaluators `llm` and `llm_pipeline` (feature `llm`): server, model,
     /// structured output, sampling; transport and cache settings are not serialised.
     llm: llm::Llm,

@@ -1,0 +1,465 @@
+//! Unit `hhem`: Vectara HHEM-2.1-Open (metric `hhem`; cargo feature `hhem`): the abstract and
+//! the summary substituted into HHEM's prompt template, the flan-t5-base encoder with its
+//! 2-label token-classification head, P(consistent) = softmax of the logits at position 0,
+//! index 1. See `crates/factpico-hhem` and `docs/hhem.md`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::MetricUnit;
+use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
+use crate::metric::{ColumnInfo, Direction::HigherIsBetter as Hi, Metric, MetricInfo};
+use crate::session::RuntimeOptions;
+use crate::Result;
+
+/// HHEM registry entry.
+pub static HHEM: MetricInfo = MetricInfo::new(
+    "hhem",
+    "Vectara HHEM-2.1-Open: abstract and summary in HHEM's prompt template, flan-t5-base encoder + token-classification head; P(consistent) at position 0",
+    "vectara/hallucination_evaluation_model, modeling_hhem_v2.py (HHEMv2ForSequenceClassification.predict) + configuration_hhem_v2.py; whole premise, whole hypothesis, no truncation (2048-token limit by default)",
+    &[
+        ColumnInfo::new(
+            "hhem",
+            "P(summary consistent with the abstract): softmax at position 0, index 1 (max over premise chunks in the chunked mode; min / mean over summary sentences in the sentence mode)",
+            Hi,
+        )
+        .range(Some(0.0), Some(1.0))
+        .primary(),
+        ColumnInfo::new("hhem_label", "binary label: 1 iff hhem >= threshold (default 0.5, the model card's)", Hi)
+            .range(Some(0.0), Some(1.0)),
+    ],
+)
+.aliases(&["hhem-2.1-open", "vectara-hhem"])
+.model("hhem");
+
+/// How the abstract (premise) is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum HhemPremise {
+    /// The whole abstract in one input, as the reference (default; parity-tested). A row
+    /// whose input is over `max_length` tokens fails with a clear error.
+    #[default]
+    Whole,
+    /// Punkt-sentence chunks of at most `chunk_tokens` model tokens, max over chunks.
+    Chunked,
+}
+
+/// How the summary (hypothesis) is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum HhemClaim {
+    /// The whole summary (default; the reference).
+    #[default]
+    Whole,
+    /// Each Punkt sentence of the summary, aggregated by [`HhemAggregation`].
+    Sentences,
+}
+
+/// Aggregation over the summary's sentences in [`HhemClaim::Sentences`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum HhemAggregation {
+    /// Minimum (consistent only if every sentence is; default, as the MiniCheck unit).
+    #[default]
+    Min,
+    /// Mean over sentences.
+    Mean,
+}
+
+/// Options of the `hhem` unit (`ScorerOptions::hhem`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HhemUnitOptions {
+    /// An HHEM model directory (`onnx/export_hhem.py`) or an installed catalogue name; `None` =
+    /// `$FACTPICO_HOME/models/hhem-2.1-open`.
+    pub model: Option<PathBuf>,
+    /// Whole abstract (default, the reference) or chunked.
+    pub premise: HhemPremise,
+    /// Chunk budget in model tokens (`premise = chunked`); `None` = 1024.
+    pub chunk_tokens: Option<usize>,
+    /// Whole summary (default, the reference) or per sentence.
+    pub claim: HhemClaim,
+    /// Aggregation over sentences (`claim = sentences` only; default `min`).
+    pub aggregation: HhemAggregation,
+    /// Label threshold in \[0, 1\]: `hhem_label` = 1 iff `hhem` ≥ threshold; `None` = 0.5.
+    pub threshold: Option<f64>,
+    /// Length limit in tokens of one model input (template, abstract or chunk, summary, `</s>`);
+    /// `None` = 2048. A row over it fails (the reference has no limit; memory grows with the
+    /// square of the length).
+    pub max_length: Option<usize>,
+}
+
+/// The `hhem` unit.
+pub struct Hhem;
+
+/// HHEM's `factpico score` flags.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct HhemArgs {
+    /// HHEM: model directory (onnx/export_hhem.py) or installed model name; default
+    /// $FACTPICO_HOME/models/hhem-2.1-open.
+    #[arg(long)]
+    pub hhem_model: Option<PathBuf>,
+    /// HHEM: use the whole abstract (default, the reference) or Punkt-sentence chunks.
+    #[arg(long, value_enum)]
+    pub hhem_premise: Option<HhemPremise>,
+    /// HHEM, --hhem-premise chunked: chunk budget in model tokens (default 1024).
+    #[arg(long)]
+    pub hhem_chunk_tokens: Option<usize>,
+    /// HHEM: check the whole summary (default, the reference) or each sentence.
+    #[arg(long, value_enum)]
+    pub hhem_claim: Option<HhemClaim>,
+    /// HHEM, --hhem-claim sentences: aggregate sentences by min (default) or mean.
+    #[arg(long, value_enum)]
+    pub hhem_aggregation: Option<HhemAggregation>,
+    /// HHEM: label threshold in [0, 1] (default 0.5): hhem_label = hhem >= threshold.
+    #[arg(long)]
+    pub hhem_threshold: Option<f64>,
+    /// HHEM: length limit in tokens of one model input (default 2048); longer rows fail.
+    #[arg(long)]
+    pub hhem_max_length: Option<usize>,
+}
+
+impl MetricUnit for Hhem {
+    type Options = HhemUnitOptions;
+    #[cfg(feature = "cli")]
+    type Args = HhemArgs;
+    const METRICS: &'static [&'static MetricInfo] = &[&HHEM];
+    const COMPILED_IN: bool = cfg!(feature = "hhem");
+
+    fn build(metric: &'static MetricInfo, options: &HhemUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+        #[cfg(feature = "hhem")]
+        {
+            let _ = metric;
+            imp::build(options, runtime)
+        }
+        #[cfg(not(feature = "hhem"))]
+        {
+            let _ = (options, runtime);
+            Err(super::feature_disabled(metric))
+        }
+    }
+
+    /// One [`SentenceSupport`] per checked claim (the whole summary, or each summary sentence)
+    /// with the abstract chunk giving its maximum as evidence, then a table of every chunk's
+    /// probability per claim. A row without a score explains why.
+    fn explain(_metric: &'static MetricInfo, detail: &serde_json::Value) -> Vec<ExplainBlock> {
+        let Ok(d) = serde_json::from_value::<Detail>(detail.clone()) else {
+            return crate::explain::generic(detail);
+        };
+        if d.claims.is_empty() {
+            let why = d.null_reason.as_deref().unwrap_or("no claim was checked").replace('_', " ");
+            return vec![ExplainBlock::Table {
+                title: "HHEM: no score".into(),
+                rows: vec![("reason".into(), why), ("chunks".into(), d.chunks.len().to_string())],
+            }];
+        }
+        let threshold = d.threshold.unwrap_or(0.5);
+        let sentences = d
+            .claims
+            .iter()
+            .map(|c| SentenceSupport {
+                span: TextSpan::new(Side::Summary, c.span.start, c.span.end),
+                score: Some(c.score),
+                label: Some(if c.score >= threshold { "consistent" } else { "hallucinated" }.to_owned()),
+                evidence: d
+                    .chunks
+                    .get(c.best_chunk)
+                    .filter(|k| k.span.end > k.span.start)
+                    .and_then(|k| TextSpan::new(Side::Source, k.span.start, k.span.end)),
+                evidence_score: None,
+                note: None,
+            })
+            .collect();
+        let how = match d.claim_mode.as_deref() {
+            Some("sentences") => format!("per summary sentence, {} over sentences", d.aggregation.as_deref().unwrap_or("min")),
+            _ => "whole summary".to_owned(),
+        };
+        let premise = match d.premise_mode.as_deref() {
+            Some("chunked") => format!("max over {} abstract chunks", d.chunks.len()),
+            _ => "whole abstract".to_owned(),
+        };
+        let mut rows = Vec::new();
+        for (j, c) in d.claims.iter().enumerate() {
+            for (i, p) in c.chunk_scores.iter().enumerate() {
+                let chunk = d.chunks.get(i).map_or_else(String::new, |k| {
+                    format!("bytes {}..{}, {} tokens", k.span.start, k.span.end, k.tokens)
+                });
+                rows.push((format!("claim {j}, chunk {i}"), format!("{p:.4} ({chunk})")));
+            }
+        }
+        vec![
+            ExplainBlock::SentenceSupport {
+                title: format!("HHEM-2.1-Open ({how}, {premise}), threshold {threshold}"),
+                sentences,
+            },
+            ExplainBlock::Table { title: "HHEM: P(consistent) per chunk".into(), rows },
+        ]
+    }
+
+    #[cfg(feature = "cli")]
+    fn apply_args(args: &HhemArgs, options: &mut HhemUnitOptions) {
+        if let Some(m) = &args.hhem_model {
+            options.model = Some(m.clone());
+        }
+        if let Some(p) = args.hhem_premise {
+            options.premise = p;
+        }
+        if args.hhem_chunk_tokens.is_some() {
+            options.chunk_tokens = args.hhem_chunk_tokens;
+        }
+        if let Some(c) = args.hhem_claim {
+            options.claim = c;
+        }
+        if let Some(a) = args.hhem_aggregation {
+            options.aggregation = a;
+        }
+        if args.hhem_threshold.is_some() {
+            options.threshold = args.hhem_threshold;
+        }
+        if args.hhem_max_length.is_some() {
+            options.max_length = args.hhem_max_length;
+        }
+    }
+}
+
+/// The part of the row detail (`factpico_hhem::HhemOutput` + `threshold`, `premise_mode`,
+/// `claim_mode`, `aggregation`) the explanation reads.
+#[derive(Deserialize)]
+struct Detail {
+    #[serde(default)]
+    threshold: Option<f64>,
+    #[serde(default)]
+    null_reason: Option<String>,
+    #[serde(default)]
+    premise_mode: Option<String>,
+    #[serde(default)]
+    claim_mode: Option<String>,
+    #[serde(default)]
+    aggregation: Option<String>,
+    #[serde(default)]
+    claims: Vec<DetailClaim>,
+    #[serde(default)]
+    chunks: Vec<DetailChunk>,
+}
+
+#[derive(Deserialize)]
+struct DetailSpan {
+    start: usize,
+    end: usize,
+}
+
+#[derive(Deserialize)]
+struct DetailClaim {
+    span: DetailSpan,
+    score: f64,
+    best_chunk: usize,
+    #[serde(default)]
+    chunk_scores: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+struct DetailChunk {
+    span: DetailSpan,
+    #[serde(default)]
+    tokens: usize,
+}
+
+#[cfg(feature = "hhem")]
+mod imp {
+    use factpico_hhem::{Aggregation, ClaimMode, Hhem, HhemOptions, HhemOutput, PremiseMode};
+
+    use super::{HhemAggregation, HhemClaim, HhemPremise, HhemUnitOptions, HHEM};
+    use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
+    use crate::session::RuntimeOptions;
+    use crate::units::onnx::resolve_model_dir;
+    use crate::{Error, Result};
+
+    /// Builds HHEM: model directory (default `$FACTPICO_HOME/models/hhem-2.1-open`), premise and
+    /// claim modes, aggregation, threshold, limits, batch size (default 4), threads, device.
+    pub(super) fn build(options: &HhemUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+        let name = HHEM.name;
+        let dir = resolve_model_dir(name, "hhem.model", "--hhem-model", options.model.as_deref(), "hhem-2.1-open")?;
+        let defaults = HhemOptions::default();
+        let mut o = HhemOptions {
+            premise: match options.premise {
+                HhemPremise::Whole => PremiseMode::Whole,
+                HhemPremise::Chunked => PremiseMode::Chunked,
+            },
+            chunk_tokens: options.chunk_tokens.unwrap_or(defaults.chunk_tokens),
+            claim: match options.claim {
+                HhemClaim::Whole => ClaimMode::Whole,
+                HhemClaim::Sentences => ClaimMode::Sentences,
+            },
+            aggregation: match options.aggregation {
+                HhemAggregation::Min => Aggregation::Min,
+                HhemAggregation::Mean => Aggregation::Mean,
+            },
+            threshold: options.threshold.unwrap_or(defaults.threshold),
+            max_length: options.max_length,
+            ..defaults
+        };
+        if let Some(b) = runtime.batch_size {
+            o.batch_size = b;
+        }
+        o.session = runtime.session();
+        o.threads = runtime.threads.unwrap_or(0);
+        let checker = Hhem::try_new(&dir, o).map_err(|e| Error::init(name, e))?;
+        let sha = checker.model_sha256().map_err(|e| Error::init(name, e))?.to_owned();
+        let opts = checker.options();
+        let provenance = serde_json::json!({
+            "reference": HHEM.reference,
+            "model_dir": dir,
+            "model_sha256": sha,
+            "checkpoint": checker.manifest().source,
+            "prompt": checker.prompt(),
+            "premise": opts.premise,
+            "chunk_tokens": opts.chunk_tokens,
+            "claim": opts.claim,
+            "aggregation": opts.aggregation,
+            "threshold": opts.threshold,
+            "max_length": checker.max_length(),
+        });
+        Ok(Box::new(HhemMetric { checker, provenance }))
+    }
+
+    struct HhemMetric {
+        checker: Hhem,
+        provenance: serde_json::Value,
+    }
+
+    fn to_output(o: HhemOutput, checker: &Hhem) -> MetricOutput {
+        let opts = checker.options();
+        let mut out = MetricOutput::default();
+        match o.score {
+            Some(v) if v.is_finite() => {
+                out.set("hhem", v);
+                out.set("hhem_label", if v >= opts.threshold { 1.0 } else { 0.0 });
+            }
+            Some(_) => {
+                out.set_null("hhem", "non-finite model output");
+                out.set_null("hhem_label", "non-finite model output");
+            }
+            None => {
+                let why = o.null_reason.map_or_else(|| "no score".to_owned(), |r| r.to_string());
+                out.set_null("hhem", why.clone());
+                out.set_null("hhem_label", why);
+            }
+        }
+        out.detail = serde_json::to_value(&o).ok().map(|mut d| {
+            d["threshold"] = serde_json::json!(opts.threshold);
+            d["premise_mode"] = serde_json::json!(opts.premise);
+            d["claim_mode"] = serde_json::json!(opts.claim);
+            d["aggregation"] = serde_json::json!(opts.aggregation);
+            d
+        });
+        out
+    }
+
+    impl Metric for HhemMetric {
+        fn info(&self) -> &'static MetricInfo {
+            &HHEM
+        }
+
+        fn provenance(&self) -> serde_json::Value {
+            self.provenance.clone()
+        }
+
+        fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
+            self.checker
+                .score(pair.source, pair.summary)
+                .map(|o| to_output(o, &self.checker))
+                .map_err(|e| Error::metric(HHEM.name, e))
+        }
+
+        /// All rows' inputs go through the model in shared batches; a row over the length
+        /// limit is that row's error.
+        fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
+            let rows: Vec<(&str, &str)> = pairs.iter().map(|p| (p.source, p.summary)).collect();
+            let outs = self.checker.score_batch(&rows).map_err(|e| Error::metric(HHEM.name, e))?;
+            Ok(outs
+                .into_iter()
+                .map(|o| o.map(|o| to_output(o, &self.checker)).map_err(|e| Error::metric(HHEM.name, e)))
+                .collect())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #![allow(clippy::unwrap_used)]
+        use super::*;
+
+        /// The facade's enums serialise exactly as the crate's.
+        #[test]
+        fn enums_match_the_crate() {
+            let same = |a: serde_json::Value, b: serde_json::Value| assert_eq!(a, b);
+            same(serde_json::to_value(HhemPremise::Whole).unwrap(), serde_json::to_value(PremiseMode::Whole).unwrap());
+            same(serde_json::to_value(HhemPremise::Chunked).unwrap(), serde_json::to_value(PremiseMode::Chunked).unwrap());
+            same(serde_json::to_value(HhemClaim::Whole).unwrap(), serde_json::to_value(ClaimMode::Whole).unwrap());
+            same(serde_json::to_value(HhemClaim::Sentences).unwrap(), serde_json::to_value(ClaimMode::Sentences).unwrap());
+            same(serde_json::to_value(HhemAggregation::Min).unwrap(), serde_json::to_value(Aggregation::Min).unwrap());
+            same(serde_json::to_value(HhemAggregation::Mean).unwrap(), serde_json::to_value(Aggregation::Mean).unwrap());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    /// The explanation reads a detail as the metric writes it, without the model.
+    #[test]
+    fn explanation_from_the_detail_alone() {
+        let detail = serde_json::json!({
+            "threshold": 0.5, "score": 0.3, "consistent": false, "null_reason": null,
+            "premise_mode": "chunked", "claim_mode": "sentences", "aggregation": "min",
+            "claims": [
+                {"span": {"start": 0, "end": 10}, "score": 0.9, "best_chunk": 1, "chunk_scores": [0.2, 0.9], "max_tokens": 40},
+                {"span": {"start": 11, "end": 30}, "score": 0.3, "best_chunk": 0, "chunk_scores": [0.3, 0.1], "max_tokens": 41}
+            ],
+            "chunks": [{"span": {"start": 0, "end": 50}, "tokens": 12}, {"span": {"start": 51, "end": 90}, "tokens": 9}]
+        });
+        let blocks = Hhem::explain(&HHEM, &detail);
+        let [ExplainBlock::SentenceSupport { title, sentences }, ExplainBlock::Table { rows, .. }] = blocks.as_slice() else {
+            panic!("{blocks:?}")
+        };
+        assert!(title.contains("min over sentences") && title.contains("max over 2 abstract chunks"), "{title}");
+        assert_eq!(sentences[0].evidence, TextSpan::new(Side::Source, 51, 90));
+        assert_eq!(sentences[0].label.as_deref(), Some("consistent"));
+        assert_eq!(sentences[1].evidence, TextSpan::new(Side::Source, 0, 50));
+        assert_eq!(sentences[1].label.as_deref(), Some("hallucinated"));
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[1], ("claim 0, chunk 1".to_owned(), "0.9000 (bytes 51..90, 9 tokens)".to_owned()));
+        let null = serde_json::json!({"score": null, "null_reason": "no_claim_sentence", "claims": [], "chunks": []});
+        let blocks = Hhem::explain(&HHEM, &null);
+        let [ExplainBlock::Table { rows, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
+        assert_eq!(rows[0], ("reason".to_owned(), "no claim sentence".to_owned()));
+    }
+
+    #[test]
+    fn options_default_to_the_reference_and_reject_unknown_fields() {
+        let o: HhemUnitOptions = serde_json::from_str("{}").unwrap();
+        assert_eq!(o, HhemUnitOptions::default());
+        assert_eq!((o.premise, o.claim, o.threshold, o.max_length), (HhemPremise::Whole, HhemClaim::Whole, None, None));
+        let o: HhemUnitOptions =
+            serde_json::from_str(r#"{"premise": "chunked", "chunk_tokens": 300, "claim": "sentences", "aggregation": "mean"}"#)
+                .unwrap();
+        assert_eq!((o.premise, o.chunk_tokens, o.aggregation), (HhemPremise::Chunked, Some(300), HhemAggregation::Mean));
+        assert!(serde_json::from_str::<HhemUnitOptions>(r#"{"chunks": 3}"#).is_err());
+        assert!(serde_json::from_str::<HhemUnitOptions>(r#"{"premise": "split"}"#).is_err());
+    }
+
+    #[test]
+    fn columns_have_range_and_direction() {
+        let [score, label] = HHEM.columns else { panic!("two columns") };
+        assert!(score.primary && score.name == "hhem" && label.name == "hhem_label");
+        for c in HHEM.columns {
+            assert_eq!((c.min, c.max), (Some(0.0), Some(1.0)));
+        }
+    }
+}
