@@ -189,8 +189,8 @@ fn the_builtin_catalogue_lists_every_model_and_refuses_dae_2020() {
     for n in ["alignscore-base", "summac-vitc", "minicheck-flan-t5-large", "qafacteval-lerc", "factcg-deberta-v3-large"] {
         assert!(list.contains(&format!("| {n} | no |")), "{n}: {list}");
     }
-    // listed with its licence, refused until its metric exists
-    assert!(list.contains("| hhem-2.1-open | refused |") && list.contains("Apache-2.0 (vectara/hallucination_evaluation_model"), "{list}");
+    // listed with its licence; a python-export route since the hhem metric exists
+    assert!(list.contains("| hhem-2.1-open | no |") && list.contains("Apache-2.0 (vectara/hallucination_evaluation_model"), "{list}");
     assert!(list.contains("| dae-2020 | refused |"), "{list}");
     let o = run(&["pull", "dae-2020"]);
     assert_eq!(o.status.code(), Some(2));
