@@ -76,7 +76,9 @@ fn gold() -> HashMap<String, Value> {
 #[test]
 fn scores_equal_the_reference_and_long_rows_fail_alone() {
     let gold = gold();
-    for (limit, args) in [(2048, vec![]), (8192, vec!["--hhem-max-length", "8192"])] {
+    // The row over the default limit fails alone (`--on-error skip` records it and goes on;
+    // the default `--on-error fail` stops there, tested below).
+    for (limit, args) in [(2048, vec!["--on-error", "skip"]), (8192, vec!["--hhem-max-length", "8192"])] {
         let (rows, _) = score(&args);
         let (mut n, mut failed) = (0, 0);
         for r in &rows {
@@ -90,8 +92,8 @@ fn scores_equal_the_reference_and_long_rows_fail_alone() {
                     n += 1;
                 }
                 None if g["n_tokens"].as_u64().unwrap() > limit => {
-                    let row = r.to_string();
-                    assert!(row.contains("over the limit of 2048"), "{id}: {row}");
+                    let err = r["errors"].to_string();
+                    assert!(err.contains("is 2300 tokens, over the limit of 2048") && err.contains("chunked"), "{id}: {r}");
                     failed += 1;
                 }
                 // Scorer-level nulls (empty summaries) carry a reason.
@@ -113,8 +115,13 @@ fn explain_modes_and_errors() {
     assert!(text.contains("P(consistent) per chunk") && text.contains("abstract chunks"), "{text}");
     let long = rows.iter().find(|r| r["id"] == "x_long_premise").unwrap();
     assert!(long["scores"]["hhem"].as_f64().is_some(), "chunked, the long premise is scored: {long}");
-    let input = s(&root().join("fixtures/pairs.jsonl"));
+    let dir = tempfile::tempdir().unwrap();
+    let long = input(dir.path());
     let m = model();
+    let o = bin().args(["score", &s(&long), "-q", "-o", "-", "--metrics", "hhem", "--hhem-model", &m]).output().unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("(id x_long_premise): hhem: metric `hhem` failed: HHEM: the prompt with premise and hypothesis is 2300 tokens, over the limit of 2048 (raise max_length up to 8192, or use the chunked premise mode)"), "{}", stderr(&o));
+    let input = s(&root().join("fixtures/pairs.jsonl"));
     let o = bin().args(["score", &input, "-q", "-o", "-", "--metrics", "hhem", "--hhem-model", &m, "--hhem-threshold", "1.5"]).output().unwrap();
     assert!(!o.status.success());
     assert!(stderr(&o).contains("threshold 1.5 is not in [0, 1]"), "{}", stderr(&o));
