@@ -7,8 +7,8 @@ The checkpoint is loaded the way the reference's ``HHEMv2ForSequenceClassificati
 (the T5 **encoder** + dropout + a 2-label linear classifier per token) with the weights of
 ``model.safetensors`` under the prefix ``t5.`` — read with ``safetensors`` (no pickle, and the
 hub's Python files are never imported or run). The encoder's ``embed_tokens`` is the shared
-embedding (stored once, as ``t5.transformer.shared.weight``); every other key must match
-exactly. ``foundation`` is ``--foundation`` DIR, else ``<model>/flan-t5-base`` (the catalogue's
+embedding (stored once, as ``t5.transformer.shared.weight`` or the tied name, or twice with
+equal tensors); every other key must match exactly. ``foundation`` is ``--foundation`` DIR, else ``<model>/flan-t5-base`` (the catalogue's
 layout), else the config's ``foundation`` when it is a local directory; it supplies flan-t5's
 T5 config and tokenizer, as in the reference's constructor.
 
@@ -77,6 +77,8 @@ def load_model(model_dir: Path, foundation: Path):
     if bad:
         raise SystemExit(f"{model_dir}/model.safetensors: keys outside t5.* ({bad[:3]}...): not an HHEMv2 checkpoint")
     state = {k[3:]: v for k, v in state.items()}
+    if TIED in state and "transformer.shared.weight" not in state:  # embedding stored under its tied name only
+        state["transformer.shared.weight"] = state[TIED]
     missing, unexpected = model.load_state_dict(state, strict=False)
     missing = [k for k in missing if k != TIED]
     if missing or unexpected:
