@@ -681,7 +681,7 @@ mod tests {
         for (name, family) in [("alignscore-base", "alignscore"), ("alignscore-large", "alignscore"), ("dae-xsum", "dae"), ("qafacteval-lerc", "lerc")] {
             assert_eq!(family_of(crate::models::entry(name).unwrap()).unwrap().name, family);
         }
-        let err = family_of(crate::models::entry("summac-vitc").unwrap()).unwrap_err().to_string();
+        let err = family_of(crate::models::entry("summac-vitc").unwrap()).err().unwrap().to_string();
         assert!(err.contains("summac-vitc has no replica builder") && err.contains("alignscore-base"), "{err}");
         assert!(crate::models::entry("no-such-model").is_err());
         let out = tempfile::tempdir().unwrap();
