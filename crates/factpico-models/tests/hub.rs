@@ -464,3 +464,39 @@ fn a_full_disk_fails_cleanly_and_the_next_pull_resumes() {
     drop(store);
     drop(disk);
 }
+
+/// A `cargo install`ed CLI given only `FACTPICO_EXPORT_PYTHON`: the scripts are that Python's
+/// installed `factpico/_export` (the wheel's), not a checkout. The "Python" here is a shell
+/// stand-in that answers the torch check, reports its wheel's folder, and runs the export step by
+/// copying the files (and logging which script it was given).
+#[test]
+fn python_export_runs_the_scripts_of_the_export_pythons_wheel() {
+    if std::env::var_os("FACTPICO_EXPORT_SCRIPTS").is_some_and(|v| !v.is_empty()) {
+        eprintln!("SKIP: FACTPICO_EXPORT_SCRIPTS is set in this environment; the test needs it unset");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let s = setup();
+    let dir = s.home.parent().unwrap().join("fake-python");
+    let wheel = dir.join("site/factpico/_export");
+    std::fs::create_dir_all(wheel.join("onnx")).unwrap();
+    for f in ["common.py", "export_hf.py"] {
+        std::fs::write(wheel.join("onnx").join(f), "").unwrap();
+    }
+    let py = dir.join("python3");
+    let script = format!(
+        "#!/bin/sh\ncase \"$2\" in\n  *'import torch'*) exit 0 ;;\n  *'factpico.__file__'*) echo '{}'; exit 0 ;;\nesac\n\
+         echo \"$1\" >> '{}'\nmkdir -p \"$5\" && cp \"$3\"/* \"$5\"/\n",
+        wheel.display(),
+        dir.join("ran.log").display()
+    );
+    std::fs::write(&py, script).unwrap();
+    std::fs::set_permissions(&py, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut opts = s.opts();
+    opts.export.python = Some(py);
+    let path = s.store().pull("tiny-export", &opts).unwrap();
+    assert_installed_identical(&path);
+    let ran = std::fs::read_to_string(dir.join("ran.log")).unwrap();
+    assert_eq!(ran.trim(), wheel.join("onnx/export_hf.py").display().to_string(), "the wheel's script ran");
+    assert_no_scratch(&s.home);
+}
