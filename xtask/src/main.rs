@@ -11,6 +11,8 @@
 //!   venv, or the same export from files placed by hand (`models.rs`).
 //! * `cargo xtask replicas` — random-weight replicas of every published file format, exported
 //!   with the user-facing command and checked against the reference's own loader (`replicas.rs`).
+//! * `cargo xtask replica NAME --out DIR --tiny` — the replica of one catalogue entry's files in
+//!   the hub layout `DIR/<org>/<repo>/<file>`, for a local hub (`replicas.rs`).
 //! * `cargo xtask venv NAME` — create one of the Python environments (`python.rs`).
 //! * `cargo xtask fixtures alignscore` — tiny AlignScore fixture model + reference goldens.
 //! * `cargo xtask bench alignscore` — factpico vs the Python reference (`bench.rs`).
@@ -121,6 +123,22 @@ enum Cmd {
         /// Reuse replicas, exports and reference runs already in the working directory.
         #[arg(long)]
         reuse: bool,
+    },
+    /// Write random-weight replicas of every file catalogue entry NAME pulls, under the
+    /// publisher's names and formats, in the hub layout DIR/<org>/<repo>/<file> (serve DIR with
+    /// `cargo run -p factpico-models --example hub_server -- DIR`).
+    Replica {
+        /// Catalogue name (alignscore-base, alignscore-large, dae-xsum, questeval-qg, ...).
+        name: String,
+        /// Output directory (the hub layout).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Tiny dimensions (a few MB; the only size the builders write, so required).
+        #[arg(long)]
+        tiny: bool,
+        /// Working directory of the builder (default <repo>/.factpico/replica/<family>).
+        #[arg(long)]
+        work: Option<std::path::PathBuf>,
     },
     /// Create a Python environment (export, reference, qaeval, dae) under <repo>/.venv-NAME.
     Venv {
@@ -242,6 +260,7 @@ fn main() -> Result<()> {
         }
         Cmd::Models { name, from, out, int8, .. } => models::get(name.as_deref().unwrap_or_default(), from, out, int8),
         Cmd::Replicas { only, work, reuse } => replicas::run_all(&only, work, reuse),
+        Cmd::Replica { name, out, tiny, work } => replicas::replica(&name, &out, tiny, work),
         Cmd::Venv { name } => python::venv(&name)?.python().map(|p| println!("{}", p.display())),
         Cmd::Fixtures { what, .. } if what == "qa" => bench_qa::fixtures(),
         Cmd::Fixtures { what, no_real } if what == "summac" => summac::fixtures(no_real),

@@ -251,6 +251,117 @@ pub fn run_all(only: &[String], work: Option<PathBuf>, reuse: bool) -> Result<()
     Ok(())
 }
 
+/// The replica family that writes `entry`'s file formats (the catalogue's `replica`).
+///
+/// # Errors
+/// The entry has no replica (the message lists the entries that have one).
+pub fn family_of(entry: &factpico_models::Entry) -> Result<&'static Family> {
+    let with: Vec<&str> = crate::models::models().iter().filter(|m| m.replica.is_some()).map(|m| m.name.as_str()).collect();
+    let Some(name) = &entry.replica else {
+        bail!("{} has no replica builder (onnx/replicas/); entries with one: {}", entry.name, with.join(", "));
+    };
+    FAMILIES.iter().find(|f| f.name == name).with_context(|| format!("{}: replica family {name:?} is not one of cargo xtask replicas'", entry.name))
+}
+
+/// Where each replica file of `entry` goes: `(file the builder wrote under from, path under
+/// DIR)`. Hub sources: `<org>/<repo>/<file>` (the publisher's names; an optional file the
+/// builder did not write is left out, as the hub would answer 404); the placed files that no
+/// hub repository serves (archives, Google Drive downloads): `by-hand/<NAME>/<path>`, ready for
+/// `factpico models import NAME DIR/by-hand/NAME`.
+///
+/// # Errors
+/// A required file the builder did not write.
+pub fn hub_layout(entry: &factpico_models::Entry, from: &Path) -> Result<Vec<(PathBuf, PathBuf)>> {
+    use factpico_models::Source;
+    let mut out = Vec::new();
+    let mut served = Vec::new();
+    for s in &entry.sources {
+        let Source::Hub { repo, into, files, .. } = s else { continue };
+        for f in files {
+            let rel = if into.is_empty() { f.path.clone() } else { format!("{into}/{}", f.path) };
+            let src = from.join(&rel);
+            if src.is_file() {
+                out.push((src, Path::new(repo).join(&f.path)));
+                served.push(rel);
+            } else if !f.optional {
+                bail!("{}: the replica has no {rel} (hub file {repo}/{}) under {}", entry.name, f.path, from.display());
+            }
+        }
+    }
+    let by_hand = Path::new("by-hand").join(&entry.name);
+    for p in &entry.place {
+        let alts: Vec<&str> = p.split('|').collect();
+        if alts.iter().any(|a| served.iter().any(|s| s == a || s.starts_with(&format!("{a}/")))) {
+            continue;
+        }
+        let alt = alts.iter().find(|a| from.join(a).exists()).with_context(|| format!("{}: the replica has no {p} under {}", entry.name, from.display()))?;
+        let mut files = Vec::new();
+        files_under(&from.join(alt), &mut files)?;
+        for f in files {
+            let rel = f.strip_prefix(from).context("inside the replica")?.to_path_buf();
+            out.push((f, by_hand.join(rel)));
+        }
+    }
+    Ok(out)
+}
+
+fn files_under(p: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if p.is_file() {
+        out.push(p.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(p).with_context(|| p.display().to_string())?.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for e in entries {
+        files_under(&e, out)?;
+    }
+    Ok(())
+}
+
+/// `cargo xtask replica NAME --out DIR --tiny`: builds the random-weight replica of catalogue
+/// entry NAME with its family's builder (`onnx/replicas/<script> build`, in the venv of the
+/// library that writes the real files, as `cargo xtask replicas`), then copies every file the
+/// entry pulls into DIR in the hub layout ([`hub_layout`]), so that `hub_server DIR` (example
+/// of factpico-models) serves it to `factpico models pull NAME`. The builders write tiny
+/// dimensions (a few MB); `--tiny` says so and is required.
+///
+/// # Errors
+/// No replica for NAME, `--tiny` missing, the builder failing, a file it did not write.
+pub fn replica(name: &str, out: &Path, tiny: bool, work: Option<PathBuf>) -> Result<()> {
+    let entry = crate::models::entry(name)?;
+    let family = family_of(entry)?;
+    ensure!(
+        tiny,
+        "the replica builders (onnx/replicas/) write tiny dimensions only (a few MB, the publisher's formats and names); \
+         full-size random replicas are not built: pass --tiny"
+    );
+    let work = work.unwrap_or_else(|| crate::python::work_dir("replica").join(family.name));
+    std::fs::create_dir_all(&work)?;
+    let work = std::fs::canonicalize(&work)?;
+    let script = format!("onnx/replicas/{}", family.script);
+    let t = Instant::now();
+    run_script(&family.builder.python()?, &script, &script_args(family, "build", &["--out", &work.display().to_string()]))
+        .with_context(|| format!("{}: building the {} replica", name, family.name))?;
+    eprintln!("xtask: built the {} replica with the {} venv in {:.0} s", family.name, family.builder.name, t.elapsed().as_secs_f64());
+    let plan = hub_layout(entry, &work.join(&entry.name))?;
+    for (src, rel) in &plan {
+        let dest = out.join(rel);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::copy(src, &dest).with_context(|| format!("copying {} to {}", src.display(), dest.display()))?;
+        println!("{}  {} bytes", dest.display(), std::fs::metadata(&dest)?.len());
+    }
+    println!(
+        "replica of {name} in {} ({} files). Serve it: cargo run -p factpico-models --example hub_server -- {}; then \
+         HF_ENDPOINT=<the printed URL> factpico models pull {name}",
+        out.display(),
+        plan.len(),
+        out.display()
+    );
+    Ok(())
+}
+
 fn num(v: &Value) -> Option<f64> {
     v.as_f64()
 }
@@ -552,5 +663,76 @@ mod checks {
         let got = model.score(&inputs, 8)?;
         let vals = got.iter().zip(rows).map(|(g, x)| Ok((*g, num(&x["lerc_quip"]).context("score")?))).collect::<Result<Vec<_>>>()?;
         Ok(vec![compare(&format!("LERC-QuIP of {} answered questions (lerc_quip.py LERCQuipScorer under transformers 3.0.2)", rows.len()), vals, 1e-4)?])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn touch(p: &Path) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, p.display().to_string()).unwrap();
+    }
+
+    #[test]
+    fn names_map_to_their_family_and_unknown_ones_are_refused() {
+        for (name, family) in [("alignscore-base", "alignscore"), ("alignscore-large", "alignscore"), ("dae-xsum", "dae"), ("qafacteval-lerc", "lerc")] {
+            assert_eq!(family_of(crate::models::entry(name).unwrap()).unwrap().name, family);
+        }
+        let err = family_of(crate::models::entry("summac-vitc").unwrap()).err().unwrap().to_string();
+        assert!(err.contains("summac-vitc has no replica builder") && err.contains("alignscore-base"), "{err}");
+        assert!(crate::models::entry("no-such-model").is_err());
+        let out = tempfile::tempdir().unwrap();
+        let err = replica("alignscore-base", out.path(), false, None).unwrap_err().to_string();
+        assert!(err.contains("pass --tiny"), "{err}");
+        assert!(std::fs::read_dir(out.path()).unwrap().next().is_none(), "nothing written");
+    }
+
+    /// AlignScore-base: the checkpoint goes to `yzha/AlignScore/`, the backbone's files to
+    /// `FacebookAI/roberta-base/` under the publisher's names; optional files the builder did
+    /// not write are left out; a missing required one is an error.
+    #[test]
+    fn alignscore_files_take_the_hub_layout() {
+        let from = tempfile::tempdir().unwrap();
+        let f = from.path();
+        for p in ["AlignScore-base.ckpt", "roberta-base/config.json", "roberta-base/vocab.json", "roberta-base/merges.txt", "roberta-base/tokenizer.json"] {
+            touch(&f.join(p));
+        }
+        let e = crate::models::entry("alignscore-base").unwrap();
+        let got: Vec<(PathBuf, PathBuf)> = hub_layout(e, f).unwrap();
+        let dests: Vec<String> = got.iter().map(|(_, d)| d.display().to_string()).collect();
+        assert_eq!(
+            dests,
+            [
+                "yzha/AlignScore/AlignScore-base.ckpt",
+                "FacebookAI/roberta-base/config.json",
+                "FacebookAI/roberta-base/vocab.json",
+                "FacebookAI/roberta-base/merges.txt",
+                "FacebookAI/roberta-base/tokenizer.json",
+            ]
+        );
+        assert_eq!(got[1].0, f.join("roberta-base/config.json"));
+        std::fs::remove_file(f.join("roberta-base/merges.txt")).unwrap();
+        let err = hub_layout(e, f).unwrap_err().to_string();
+        assert!(err.contains("no roberta-base/merges.txt (hub file FacebookAI/roberta-base/merges.txt)"), "{err}");
+    }
+
+    /// QAFactEval-QG: the archive from Google Drive has no hub repository (`by-hand/NAME/`),
+    /// BART's files do (`facebook/bart-large/`).
+    #[test]
+    fn files_no_hub_serves_go_by_hand() {
+        let e = crate::models::entry("qafacteval-qg").unwrap();
+        let from = tempfile::tempdir().unwrap();
+        let f = from.path();
+        for p in &e.place {
+            touch(&f.join(p.split('|').next().unwrap()));
+        }
+        let got = hub_layout(e, f).unwrap();
+        let dests: Vec<String> = got.iter().map(|(_, d)| d.display().to_string()).collect();
+        assert!(dests.contains(&"by-hand/qafacteval-qg/model.tar.gz".to_owned()), "{dests:?}");
+        assert!(dests.iter().any(|d| d.starts_with("facebook/bart-large/")), "{dests:?}");
+        assert!(dests.iter().all(|d| d.starts_with("by-hand/qafacteval-qg/") || d.starts_with("facebook/bart-large/")), "{dests:?}");
     }
 }

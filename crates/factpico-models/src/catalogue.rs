@@ -322,6 +322,51 @@ mod tests {
         assert!(matches!(&c.entry("factcg-deberta-v3-large").unwrap().sources[0], Source::Hub { repo, .. } if repo == "yaxili96/FactCG-DeBERTa-v3-Large"));
     }
 
+    /// The wheel ships exactly the scripts the catalogue's `python-export` routes run (and
+    /// `onnx/quantize.py` for `--int8`), with the sibling modules they import or run, as links to
+    /// the repository's `onnx/` files (defined once; maturin writes their contents into the
+    /// wheel): `crates/factpico-python/python/factpico/_export/onnx/`.
+    #[test]
+    fn the_wheel_ships_every_export_script_the_catalogue_runs() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let shipped_dir = root.join("crates/factpico-python/python/factpico/_export/onnx");
+        let mut want: std::collections::BTreeSet<String> = ["quantize.py".to_owned()].into();
+        for e in &Catalogue::builtin().unwrap().models {
+            if let Route::PythonExport { steps } = &e.route {
+                for step in steps {
+                    want.insert(step[0].strip_prefix("onnx/").unwrap().to_owned());
+                }
+            }
+        }
+        // sibling modules: `import common`, `from common import x`, `HERE / "export_hf.py"`
+        let mut todo: Vec<String> = want.iter().cloned().collect();
+        while let Some(f) = todo.pop() {
+            let text = std::fs::read_to_string(root.join("onnx").join(&f)).unwrap();
+            for line in text.lines() {
+                let t = line.trim_start();
+                let module = t
+                    .strip_prefix("import ")
+                    .or_else(|| t.strip_prefix("from "))
+                    .and_then(|r| r.split([' ', ',', '.']).next())
+                    .map(|m| format!("{m}.py"));
+                let run = t.split("HERE / \"").nth(1).and_then(|r| r.split('"').next()).map(str::to_owned);
+                for m in module.into_iter().chain(run) {
+                    if root.join("onnx").join(&m).is_file() && want.insert(m.clone()) {
+                        todo.push(m);
+                    }
+                }
+            }
+        }
+        let shipped: std::collections::BTreeSet<String> =
+            std::fs::read_dir(&shipped_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(shipped, want, "links under {}", shipped_dir.display());
+        for f in &shipped {
+            let link = shipped_dir.join(f);
+            assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "{f}: a link, not a copy");
+            assert_eq!(std::fs::canonicalize(&link).unwrap(), std::fs::canonicalize(root.join("onnx").join(f)).unwrap(), "{f}");
+        }
+    }
+
     #[test]
     fn unknown_name_lists_known_ones() {
         let e = Catalogue::builtin().unwrap().entry("alignscore-xl").unwrap_err().to_string();

@@ -63,6 +63,24 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The disk filled up (`ENOSPC` / quota) while writing: nothing is installed; the bytes
+    /// downloaded so far stay in `downloads/` and the next pull resumes from them.
+    #[error(
+        "no space left on the disk: the filesystem mounted at {mount} is full (cannot {action} {path}). Nothing was \
+         installed and the bytes already downloaded are kept: free space there (or set FACTPICO_HOME to a larger disk, \
+         copying its downloads/ folder over) and run the pull again to resume"
+    )]
+    DiskFull {
+        /// What was attempted.
+        action: String,
+        /// The path concerned.
+        path: PathBuf,
+        /// The mount point of the full filesystem (the closest ancestor of `path` on its device).
+        mount: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// Something at a path factpico writes is not what it should be (a symbolic link...).
     #[error("refusing {path}: {reason}")]
     UnsafePath {
@@ -166,7 +184,7 @@ pub enum Error {
         missing: String,
     },
     /// No Python with the export stack for a `python-export` route.
-    #[error("{name} is converted by the Python export scripts (onnx/), which need PyTorch: {reason}. Install the export stack with `{command}` and set FACTPICO_EXPORT_PYTHON to that Python")]
+    #[error("{name} is converted by the Python export scripts (onnx/), which need PyTorch: {reason}. Install the export stack with: {command}")]
     ExportUnavailable {
         /// Entry name.
         name: String,
@@ -205,8 +223,39 @@ pub enum Error {
 }
 
 impl Error {
+    /// An I/O error at `path`; a full disk (`StorageFull`, `QuotaExceeded`) becomes
+    /// [`Error::DiskFull`] naming the filesystem's mount point.
     pub(crate) fn io(action: impl Into<String>, path: &std::path::Path, source: std::io::Error) -> Self {
+        if matches!(source.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded) {
+            return Error::DiskFull { action: action.into(), path: path.to_owned(), mount: mount_point(path), source };
+        }
         Error::Io { action: action.into(), path: path.to_owned(), source }
+    }
+}
+
+/// The mount point of the filesystem holding `path` (or its closest existing ancestor): the
+/// highest ancestor on the same device.
+fn mount_point(path: &std::path::Path) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+        let mut ancestors = abs.ancestors().filter_map(|a| std::fs::metadata(a).ok().map(|m| (a, m.dev())));
+        if let Some((first, dev)) = ancestors.next() {
+            let mut top = first;
+            for (a, d) in ancestors {
+                if d != dev {
+                    break;
+                }
+                top = a;
+            }
+            return top.to_owned();
+        }
+        abs
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_owned()
     }
 }
 

@@ -49,13 +49,19 @@ pub trait Converter {
 }
 
 /// Where the Python export scripts (`python-export` routes) come from.
+///
+/// The wheel ships the scripts (`factpico/_export/onnx/*.py`, the repository's `onnx/` files)
+/// and its extra `factpico[export]` installs their pinned stack (torch, transformers, onnx...):
+/// `factpico.models.pull` and the wheel's `factpico` console script pass that folder and their
+/// own Python here, so no checkout is needed.
 #[derive(Debug, Clone, Default)]
 pub struct ExportConfig {
     /// The Python with torch, transformers and onnx. Default: `FACTPICO_EXPORT_PYTHON`, else the
     /// checkout's `.venv-export/bin/python` when run from a source checkout.
     pub python: Option<PathBuf>,
-    /// The folder that holds `onnx/`. Default: `FACTPICO_EXPORT_SCRIPTS`, else the source
-    /// checkout this crate was built from, when it is still there.
+    /// The folder that holds `onnx/`. Default: `FACTPICO_EXPORT_SCRIPTS` (the wheel's console
+    /// script sets it to its `factpico/_export`), else the source checkout this crate was built
+    /// from, when it is still there.
     pub scripts: Option<PathBuf>,
 }
 
@@ -405,6 +411,11 @@ impl ModelStore {
         if e.sources.iter().any(|s| matches!(s, Source::ByHand { .. })) {
             return Err(Error::ByHand { name: e.name.clone(), how: self.by_hand_message(&e, &opts.hub.endpoint) });
         }
+        if matches!(e.route, Route::PythonExport { .. }) {
+            // Before any download: a pull that cannot convert fetches nothing (gigabytes for the
+            // large checkpoints) and says what to install.
+            export_stack(&e.name, &opts.export)?;
+        }
         let dest = self.models_dir().join(&e.name);
         let _lock = self.lock_noting(&e.name, !opts.quiet)?;
         self.remove_stale_scratch(&e.name);
@@ -568,7 +579,7 @@ fn export_stack(name: &str, cfg: &ExportConfig) -> Result<(PathBuf, PathBuf)> {
         .clone()
         .or_else(|| std::env::var_os("FACTPICO_EXPORT_PYTHON").filter(|p| !p.is_empty()).map(PathBuf::from))
         .or_else(|| checkout_root().map(|r| r.join(".venv-export").join("bin").join("python")).filter(|p| p.exists()))
-        .ok_or_else(|| unavailable("no export Python (FACTPICO_EXPORT_PYTHON is not set)".into()))?;
+        .ok_or_else(|| unavailable("no export Python (FACTPICO_EXPORT_PYTHON is not set and no factpico wheel is in use)".into()))?;
     let ok = Command::new(&python)
         .args(["-c", "import torch, transformers, onnx"])
         .stdout(std::process::Stdio::null())
@@ -576,15 +587,35 @@ fn export_stack(name: &str, cfg: &ExportConfig) -> Result<(PathBuf, PathBuf)> {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        return Err(unavailable(format!("{} cannot import torch, transformers and onnx", python.display())));
+        return Err(unavailable(format!(
+            "{} cannot import torch, transformers and onnx (FACTPICO_EXPORT_PYTHON selects another Python)",
+            python.display()
+        )));
     }
     let root = cfg
         .scripts
         .clone()
         .or_else(|| std::env::var_os("FACTPICO_EXPORT_SCRIPTS").filter(|p| !p.is_empty()).map(PathBuf::from))
+        .or_else(|| wheel_scripts(&python))
         .or_else(checkout_root)
         .ok_or_else(|| unavailable("the export scripts (onnx/) were not found; set FACTPICO_EXPORT_SCRIPTS to the folder that holds onnx/".into()))?;
+    if !root.join("onnx").join("common.py").is_file() {
+        return Err(unavailable(format!("{} holds no onnx/common.py (FACTPICO_EXPORT_SCRIPTS: the folder that holds onnx/)", root.display())));
+    }
     Ok((python, root))
+}
+
+/// The `factpico/_export` folder of the factpico wheel installed in `python` (with the
+/// `[export]` extra, the usual case for a `cargo install`ed CLI given `FACTPICO_EXPORT_PYTHON`).
+fn wheel_scripts(python: &Path) -> Option<PathBuf> {
+    let out = Command::new(python)
+        .args(["-c", "import os, factpico; print(os.path.join(os.path.dirname(factpico.__file__), '_export'))"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    dir.join("onnx").join("common.py").is_file().then_some(dir)
 }
 
 fn run_step(name: &str, python: &Path, root: &Path, script: &str, args: &[String]) -> Result<()> {

@@ -47,17 +47,34 @@ pub fn models_list_json(py: Python<'_>) -> PyResult<String> {
     })
 }
 
+/// The export scripts and Python of `python-export` routes: the wheel's `factpico/_export` and
+/// the calling Python (with `factpico[export]`), as `factpico.models` passes them.
+fn export_config(python: Option<std::path::PathBuf>, scripts: Option<std::path::PathBuf>) -> factpico_models::ExportConfig {
+    factpico_models::ExportConfig { python, scripts }
+}
+
 /// Downloads, verifies, converts and installs catalogue model `name` (see `factpico models
-/// pull`); returns the installed directory.
+/// pull`); returns the installed directory. `export_python` / `export_scripts`: the Python and
+/// the folder holding `onnx/` of `python-export` routes (`None`: `FACTPICO_EXPORT_PYTHON` /
+/// `FACTPICO_EXPORT_SCRIPTS`, then a checkout).
 #[pyfunction]
-#[pyo3(signature = (name, int8=false, force=false, quiet=true))]
-pub fn models_pull(py: Python<'_>, name: String, int8: bool, force: bool, quiet: bool) -> PyResult<String> {
+#[pyo3(signature = (name, int8=false, force=false, quiet=true, export_python=None, export_scripts=None))]
+pub fn models_pull(
+    py: Python<'_>,
+    name: String,
+    int8: bool,
+    force: bool,
+    quiet: bool,
+    export_python: Option<std::path::PathBuf>,
+    export_scripts: Option<std::path::PathBuf>,
+) -> PyResult<String> {
     py.detach(move || {
         let opts = factpico_models::PullOptions {
             hub: factpico_models::HubConfig::from_env(),
             quiet,
             int8,
             force,
+            export: export_config(export_python, export_scripts),
             ..factpico_models::PullOptions::default()
         };
         store()?.pull(&name, &opts).map(|p| p.display().to_string()).map_err(models_error)
@@ -65,11 +82,24 @@ pub fn models_pull(py: Python<'_>, name: String, int8: bool, force: bool, quiet:
 }
 
 /// Installs catalogue model `name` from files already on disk (`dir`, laid out as the
-/// catalogue's `place` says; e.g. an AlignScore `.ckpt` beside its backbone's files).
+/// catalogue's `place` says; e.g. an AlignScore `.ckpt` beside its backbone's files);
+/// `export_python` / `export_scripts` as in [`models_pull`].
 #[pyfunction]
-pub fn models_import(py: Python<'_>, name: String, dir: std::path::PathBuf) -> PyResult<String> {
+#[pyo3(signature = (name, dir, export_python=None, export_scripts=None))]
+pub fn models_import(
+    py: Python<'_>,
+    name: String,
+    dir: std::path::PathBuf,
+    export_python: Option<std::path::PathBuf>,
+    export_scripts: Option<std::path::PathBuf>,
+) -> PyResult<String> {
     py.detach(move || {
-        let opts = factpico_models::PullOptions { hub: factpico_models::HubConfig::from_env(), quiet: true, ..Default::default() };
+        let opts = factpico_models::PullOptions {
+            hub: factpico_models::HubConfig::from_env(),
+            quiet: true,
+            export: export_config(export_python, export_scripts),
+            ..Default::default()
+        };
         store()?.import(&name, &dir, &opts).map(|p| p.display().to_string()).map_err(models_error)
     })
 }

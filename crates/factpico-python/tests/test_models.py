@@ -124,3 +124,67 @@ def test_alignscore_dropin_takes_the_references_ckpt_file(hub, fixture_pairs) ->
     with pytest.raises(RuntimeError, match="config.json"):
         AlignScore(ckpt_path=str(CK / "alignscore-tiny/AlignScore-tiny-hostile.ckpt"), model="no/such-backbone")
     assert len(sorted((hub / "models").glob("alignscore-ckpt-*"))) == 1
+
+
+# --- the [export] extra: scripts shipped in the wheel, pins of onnx/requirements.txt ---------
+
+
+def _export_steps_scripts() -> set:
+    import json
+
+    cat = json.loads((REPO / "crates/factpico-models/catalogue.json").read_text())
+    scripts = {"onnx/quantize.py"}
+    for m in cat["models"]:
+        if m["route"]["kind"] == "python-export":
+            scripts.update(step[0] for step in m["route"]["steps"])
+    return scripts
+
+
+def test_the_wheel_ships_the_export_scripts_the_catalogue_runs() -> None:
+    shipped = Path(factpico.models.export_scripts())
+    assert shipped == Path(factpico.__file__).parent / "_export"
+    for script in sorted(_export_steps_scripts() | {"onnx/common.py", "onnx/export_hf.py"}):
+        f = shipped / script
+        assert f.is_file() and not f.is_symlink(), f"{f} is shipped as a file"
+        assert f.read_bytes() == (REPO / script).read_bytes(), f"{f} is the repository's {script}"
+
+
+def test_the_export_extra_pins_onnx_requirements() -> None:
+    from importlib.metadata import requires
+
+    import re
+
+    def norm(req: str) -> str:  # PEP 503 name normalisation, spaces dropped
+        name, _, pin = req.replace(" ", "").partition("==")
+        return f"{re.sub(r'[-_.]+', '-', name).lower()}=={pin}"
+
+    marker = re.compile(r"""extra\s*==\s*["']export["']""")
+    extra = sorted(norm(r.split(";")[0]) for r in requires("factpico") or [] if marker.search(r))
+    pins = sorted(
+        norm(l.split("#")[0]) for l in (REPO / "onnx/requirements.txt").read_text().splitlines() if l.split("#")[0].strip()
+    )
+    assert extra == pins and len(pins) >= 10, (extra, pins)
+
+
+def test_python_export_pull_without_torch_names_the_extra_and_installs_nothing(hub, tmp_path, monkeypatch) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("SKIP: torch is installed in this venv; the test needs a Python without the [export] extra")
+    monkeypatch.delenv("FACTPICO_EXPORT_SCRIPTS", raising=False)
+    monkeypatch.delenv("FACTPICO_EXPORT_PYTHON", raising=False)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("FACTPICO_EXPORT_SCRIPTS", "FACTPICO_EXPORT_PYTHON")}
+    for name in ("summac-vitc", "minicheck-deberta-v3-large"):
+        p = subprocess.run([_console_script(), "models", "pull", name, "-q"], capture_output=True, text=True, cwd=outside, env=env)
+        assert p.returncode != 0
+        assert "pip install 'factpico[export]'" in p.stderr, p.stderr
+        assert sys.executable in p.stderr, p.stderr  # the Python that lacks torch is named
+        assert not (hub / "models" / name).exists()
+        assert not (hub / "downloads" / name).exists(), "nothing is downloaded before the export stack is there"
+    monkeypatch.chdir(outside)
+    with pytest.raises(RuntimeError, match=r"pip install 'factpico\[export\]'"):
+        factpico.models.pull("factcg-deberta-v3-large")
+    assert not (hub / "models/factcg-deberta-v3-large").exists()
+    assert [m["name"] for m in factpico.models.list() if m["installed"]] == []

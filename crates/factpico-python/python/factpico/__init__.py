@@ -13,7 +13,10 @@ Quick start::
 * Drop-in replacements (change the import, keep the call): ``factpico.rouge_score.rouge_scorer``
   (rouge-score 0.1.2), ``factpico.textstat`` (textstat 0.7.3 / 0.7.8 Flesch formulas),
   ``factpico.alignscore.AlignScore`` (yuh-zha/AlignScore), ``factpico.questeval.QuestEval``
-  (questeval 0.2.4), and ``factpico.dae.DAE`` (DAE-2021, which has no Python API of its own).
+  (questeval 0.2.4), ``factpico.summac.SummaCZS`` / ``SummaCConv`` (tingofurro/summac),
+  ``factpico.minicheck.MiniCheck`` (Liyan06/MiniCheck), and ``factpico.dae.DAE`` (DAE-2021,
+  which has no Python API of its own).
+* Models by name: ``factpico.models`` (``list``, ``pull``, ``path``; ``docs/models.md``).
 * Scale-out: ``factpico.ray`` (Ray Data actor pool) and ``factpico.spark`` (``mapInPandas``).
 """
 

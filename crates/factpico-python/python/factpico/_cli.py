@@ -20,6 +20,12 @@ def main() -> None:
             os.environ["ORT_DYLIB_PATH"] = str(find_library()[0])
         except ImportError:
             pass  # the model-free commands need no ONNX Runtime; the others say what to install
+    # `factpico models pull` of a `python-export` entry runs the export scripts this wheel ships
+    # with this Python (torch from `pip install 'factpico[export]'`): no checkout needed.
+    from .models import export_python, export_scripts
+
+    os.environ["FACTPICO_EXPORT_SCRIPTS"] = export_scripts()
+    os.environ["FACTPICO_EXPORT_PYTHON"] = export_python()
     # Ctrl-C ends the command as it ends the Rust binary (Python's handler would wait for the
     # native call to return).
     signal.signal(signal.SIGINT, signal.SIG_DFL)

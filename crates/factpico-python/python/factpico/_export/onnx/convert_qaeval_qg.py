@@ -1,0 +1,1 @@
+../../../../../../onnx/convert_qaeval_qg.py

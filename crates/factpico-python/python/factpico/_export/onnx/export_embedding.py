@@ -1,0 +1,1 @@
+../../../../../../onnx/export_embedding.py
