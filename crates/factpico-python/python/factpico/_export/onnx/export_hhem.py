@@ -1,0 +1,1 @@
+../../../../../../onnx/export_hhem.py
