@@ -16,7 +16,8 @@ sides.
 
 Prints one JSON object: both timings, the ratio (reference / factpico), max |Δ| of the
 scores, chunk and token counts, the machine's load average before and after. Nothing is
-written under the repository.
+written under the repository; the temporary directory (inputs, outputs, the replica's hub-cache
+copy) is deleted at the end.
 
     python onnx/bench_factcg.py --replica DIR --export DIR --factcg-repo FACTCG_CHECKOUT \\
         --factpico target/debug/factpico --n 20
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,6 +98,8 @@ def main():
             text = INSTRUCTION_TEMPLATE.format(text_a=chunk, text_b=claim)
             n_tokens.append(len(inf.tokenizer(text, max_length=2048, truncation=True)["input_ids"]))
     diff = max(abs(fp_scores[i] - r) for (i, _, _), r in zip(pairs, ref))
+    os.chdir(ROOT)
+    shutil.rmtree(tmp, ignore_errors=True)  # the hub-cache copy of the replica (1.7 GB at full size)
     from importlib import metadata
     print(json.dumps({
         "pairs": len(pairs), "chunk_inputs": len(n_tokens), "threads": args.threads, "batch_size": args.batch_size,
