@@ -16,6 +16,10 @@ from typing import Any, Dict, List, Optional, Sequence
 #: ``details`` and ``sentences`` hold the row's JSON (null when empty).
 BASE_COLUMNS = ("row", "id", "system", "input_sha256")
 JSON_COLUMNS = ("nulls", "warnings", "errors", "details", "sentences")
+#: String columns after the JSON ones in the Parquet files ``factpico score -o OUT.parquet``
+#: writes (``skipped``: why an unreadable record was skipped; ``run``: the provenance hash);
+#: :func:`to_table` does not make them, :func:`rows_from_table` reads them back.
+TAIL_COLUMNS = ("skipped", "run")
 
 
 def _pyarrow():
@@ -82,8 +86,10 @@ def rows_from_table(table, columns: Optional[Sequence[str]] = None) -> List[Dict
     """The rows of a table made by :func:`to_table` (or a pandas DataFrame / list of dicts with
     its columns, e.g. the output of ``factpico.ray`` or ``factpico.spark``), as
     :meth:`factpico.Scorer.score` returned them. ``provenance`` is restored from the schema
-    metadata when present. ``columns``: the score columns (default: every column that is not
-    one of the base or JSON columns)."""
+    metadata when present (one dict shared by the rows). ``columns``: the score columns
+    (default: every column that is not one of the base, JSON or tail columns). Reads the
+    Parquet files of ``factpico score -o OUT.parquet`` too
+    (``rows_from_table(pyarrow.parquet.read_table(path))``)."""
     meta = getattr(getattr(table, "schema", None), "metadata", None) or {}
     provenance = json.loads(meta[b"factpico.provenance"]) if b"factpico.provenance" in meta else None
     if hasattr(table, "to_pylist"):
@@ -93,7 +99,7 @@ def rows_from_table(table, columns: Optional[Sequence[str]] = None) -> List[Dict
     else:
         records = list(table)
     rows = []
-    base = set(BASE_COLUMNS) | set(JSON_COLUMNS)
+    base = set(BASE_COLUMNS) | set(JSON_COLUMNS) | set(TAIL_COLUMNS)
     for raw in records:
         rec = {k: (None if _missing(v) else v) for k, v in raw.items()}
         row: Dict[str, Any] = {}
@@ -109,6 +115,11 @@ def rows_from_table(table, columns: Optional[Sequence[str]] = None) -> List[Dict
         for c in JSON_COLUMNS:
             if rec.get(c):
                 row[c] = json.loads(rec[c])
+        for c in TAIL_COLUMNS:
+            if rec.get(c) is not None:
+                row[c] = rec[c]
+        if row.get("skipped") is not None and all(v is None for v in row["scores"].values()):
+            del row["scores"]
         if provenance is not None:
             row["provenance"] = provenance
         rows.append(row)
