@@ -232,10 +232,10 @@ fn check_schema(report: &Report, line: u64, partial: &Path) -> Result<()> {
 
 /// The provenance file of an output (`OUT.provenance.json`, output schema 3): the run's
 /// provenance, written once, before the first row, instead of a copy in every row.
+/// A name too long for `NAME_MAX` with the suffix is shortened with a hash of the full name
+/// ([`factpico_io::sibling_path`]), as the partial file's is.
 pub fn provenance_path(out: &Path) -> PathBuf {
-    let mut s = out.as_os_str().to_owned();
-    s.push(".provenance.json");
-    PathBuf::from(s)
+    factpico_io::sibling_path(out, ".provenance.json")
 }
 
 /// Writes the run's provenance file atomically (pretty JSON and a newline; the rows'

@@ -781,6 +781,9 @@ fn i23_02_dash_is_standard_output_long_names_and_late_failures() {
     let o = run(&["score", s(&input), "-o", s(&lo), "--csv", s(&lc), "--summary", s(&ls), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(rows(&lo).len(), 5);
+    // Its provenance file's name is shortened as the partial file's is.
+    let prov = factpico_io::sibling_path(&lo, ".provenance.json");
+    assert!(prov.exists() && prov.file_name().unwrap().len() <= 255, "{}", prov.display());
     assert!(std::fs::read_to_string(&lc).unwrap().starts_with("row,id"));
     assert!(std::fs::read_to_string(&ls).unwrap().contains("(all)"));
     // ... and an interrupted run on such a name resumes.
