@@ -16,9 +16,9 @@ from typing import Any, Dict, List, Optional, Sequence
 #: ``details`` and ``sentences`` hold the row's JSON (null when empty).
 BASE_COLUMNS = ("row", "id", "system", "input_sha256")
 JSON_COLUMNS = ("nulls", "warnings", "errors", "details", "sentences")
-#: String columns after the JSON ones in the Parquet files ``factpico score -o OUT.parquet``
-#: writes (``skipped``: why an unreadable record was skipped; ``run``: the provenance hash);
-#: :func:`to_table` does not make them, :func:`rows_from_table` reads them back.
+#: String columns after the JSON ones (``skipped``: why an unreadable record was skipped, by
+#: ``factpico score``; ``run``: the provenance hash), in :func:`to_table`'s tables and the
+#: Parquet files ``factpico score -o OUT.parquet`` writes.
 TAIL_COLUMNS = ("skipped", "run")
 
 
@@ -32,7 +32,7 @@ def _pyarrow():
 
 def columns_dict(rows: Sequence[Dict[str, Any]], columns: Sequence[str]) -> Dict[str, List[Any]]:
     """Rows -> plain column lists (what :func:`to_table` builds its table from)."""
-    out: Dict[str, List[Any]] = {c: [] for c in (*BASE_COLUMNS, *columns, *JSON_COLUMNS)}
+    out: Dict[str, List[Any]] = {c: [] for c in (*BASE_COLUMNS, *columns, *JSON_COLUMNS, *TAIL_COLUMNS)}
     for r in rows:
         for c in BASE_COLUMNS:
             out[c].append(r.get(c))
@@ -42,6 +42,8 @@ def columns_dict(rows: Sequence[Dict[str, Any]], columns: Sequence[str]) -> Dict
         for c in JSON_COLUMNS:
             v = r.get(c)
             out[c].append(json.dumps(v, ensure_ascii=False) if v else None)
+        for c in TAIL_COLUMNS:
+            out[c].append(r.get(c))
     return out
 
 
@@ -50,7 +52,8 @@ def to_table(rows: Sequence[Dict[str, Any]], columns: Sequence[str], provenance:
 
     Columns: ``row`` (int64), ``id``, ``system``, ``input_sha256`` (string), one ``float64``
     column per score (null = documented null, reason in ``nulls``), then ``nulls``,
-    ``warnings``, ``errors``, ``details``, ``sentences`` as JSON text (null when empty). Score
+    ``warnings``, ``errors``, ``details``, ``sentences`` as JSON text (null when empty), then
+    ``skipped`` and ``run`` (string; the layout of ``factpico score -o OUT.parquet``). Score
     fields carry ``description``, ``min``, ``max``, ``direction`` and ``reference`` metadata;
     the schema carries the scorer's ``provenance`` (JSON) under ``factpico.provenance``.
     :func:`rows_from_table` turns it back into the rows (provenance included).
@@ -72,7 +75,7 @@ def to_table(rows: Sequence[Dict[str, Any]], columns: Sequence[str], provenance:
     for c in columns:
         meta = {k: json.dumps(v) if not isinstance(v, str) else v for k, v in info.get(c, {}).items() if k != "name"}
         fields.append(pa.field(c, pa.float64(), metadata=meta or None))
-    fields += [pa.field(c, pa.string()) for c in JSON_COLUMNS]
+    fields += [pa.field(c, pa.string()) for c in (*JSON_COLUMNS, *TAIL_COLUMNS)]
     schema = pa.schema(fields, metadata={"factpico.provenance": json.dumps(provenance)} if provenance else None)
     return pa.Table.from_pydict(data, schema=schema)
 
