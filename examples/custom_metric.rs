@@ -83,6 +83,8 @@ pub fn score_file(path: &str) -> Result<Vec<(String, factpico::Report)>, Box<dyn
         .metric(NumbersSupported)
         .build()?;
     println!("columns: {}", scorer.columns().join(", "));
+    // The custom metric's provenance is recorded once for the run (each row's `run` is its hash).
+    println!("provenance: {} (run {})", scorer.provenance()["metrics"]["numbers_supported"], scorer.run());
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(path)?
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -120,10 +122,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             v.iter().sum::<f64>() / v.len() as f64,
             v.len()
         );
-    }
-    // The custom metric's provenance is recorded in every row, under its name.
-    if let Some((_, r)) = scored.first() {
-        println!("provenance: {}", r.provenance["metrics"]["numbers_supported"]);
     }
     Ok(())
 }

@@ -106,7 +106,7 @@ fn score_options<'a>(
     while i < args.len() {
         let a = args[i].as_str();
         match a {
-            "--no-sentences" | "-q" => {
+            "--no-sentences" | "--sentences" | "-q" => {
                 opt.insert(a, String::new());
                 i += 1;
             }
@@ -147,6 +147,11 @@ fn model_score(args: &[String], p: &Paths, model_scores: Option<&Path>) -> usize
     let want_ids = row_ids(&records(&input), &opt);
     let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let f = from.display();
+    let mut sidecar: Option<serde_json::Value> = None;
+    let read_sidecar = |p: &Path| -> serde_json::Value {
+        let s = format!("{}.provenance.json", p.display());
+        serde_json::from_str(&std::fs::read_to_string(&s).unwrap_or_else(|e| panic!("{s}: {e}"))).unwrap()
+    };
     assert_eq!(rows.len(), want_ids.len(), "{f}: rows vs records of {}", input.display());
     for (n, (row, id)) in rows.iter().zip(&want_ids).enumerate() {
         assert_eq!(row["id"].as_str(), Some(id.as_str()), "{f}: row {} id", n + 1);
@@ -154,10 +159,15 @@ fn model_score(args: &[String], p: &Paths, model_scores: Option<&Path>) -> usize
         for m in metrics.iter().filter(|m| ["alignscore", "dae"].contains(&m.as_str())) {
             assert!(scores.contains_key(m.as_str()), "{f}: row {} has no `{m}` column", n + 1);
         }
-        let o = &row["provenance"]["options"];
+        // Rows of output schema 1-2 carry their provenance; schema 3 writes it beside them.
+        let (o, spans) = if row["provenance"].is_object() {
+            (&row["provenance"]["options"], !opt.contains_key("--no-sentences"))
+        } else {
+            (&sidecar.get_or_insert_with(|| read_sidecar(&from))["options"], opt.contains_key("--sentences"))
+        };
         let got: Vec<&str> = o["metrics"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         assert_eq!(got, metrics, "{f}: row {} was scored with other metrics", n + 1);
-        assert_eq!(o["sentence_spans"].as_bool(), Some(!opt.contains_key("--no-sentences")), "{f}: sentence spans");
+        assert_eq!(o["sentence_spans"].as_bool(), Some(spans), "{f}: sentence spans");
         for (_, key) in MODEL_SCORE_OPTIONS {
             let got = o.pointer(key).unwrap_or(&serde_json::Value::Null);
             let got = got.as_str().map_or_else(|| got.to_string(), str::to_owned);
@@ -267,7 +277,8 @@ fn score(args: &[String], p: &Paths) -> usize {
     let metrics: Vec<String> = get("--metrics", "rougeL,fkgl").split(',').map(str::to_owned).collect();
     let scorer = Scorer::try_new(ScorerOptions {
         metrics,
-        sentence_spans: !opt.contains_key("--no-sentences"),
+        // Off by default since output schema 3 (`--no-sentences` is the default spelled out).
+        sentence_spans: opt.contains_key("--sentences"),
         ..ScorerOptions::default()
     })
     .unwrap();

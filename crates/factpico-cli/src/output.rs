@@ -3,8 +3,11 @@
 //! Rows are appended to `<out>.partial` (locked for the whole run, see
 //! [`factpico_io::PartialFile`]) and flushed after every block; the file is renamed to `<out>`
 //! only when the run completes, so an interrupted run never leaves a truncated file under the
-//! final name. `--resume` reads the partial file back, drops a trailing incomplete line,
-//! checks that it was written with the same options, and continues after the last complete row.
+//! final name. The run's provenance is written once, before the first row, to
+//! `<out>.provenance.json` ([`provenance_path`]); each row references it by hash (`run`).
+//! `--resume` reads the partial file back, drops a trailing incomplete line, checks that the
+//! provenance file is this run's and the rows reference it, and continues after the last
+//! complete row.
 
 use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -58,18 +61,21 @@ impl AtomicJsonl {
 
     /// Reopens the partial file of an interrupted run for appending.
     ///
-    /// `options_fingerprint` ([`resume_fingerprint`] of this run's provenance) is compared
-    /// with that of the rows already written (a resumed run must use the same options, models
-    /// and input mapping); `on_row` sees every complete row already written, in order (the
-    /// caller checks that they match the input and feeds its summary).
+    /// The run's provenance file (`provenance_file`, written before the first row) must hold
+    /// exactly `provenance` (this run's: same options, models, input mapping, engine), and
+    /// every complete row already written must reference it (`run`); `on_row` sees those rows,
+    /// in order (the caller checks that they match the input and feeds its summary). The
+    /// provenance file is left as it is.
     ///
     /// # Errors
-    /// No partial file exists, it is held by a live run or is not a plain file, a complete
-    /// line is not a valid row or was written by an older output schema, the options differ,
-    /// or `on_row` fails.
+    /// No partial file exists, it is held by a live run or is not a plain file, the
+    /// provenance file is missing, unreadable, of another output schema or differs from
+    /// `provenance`, a complete line is not a valid row, was written by an older output schema
+    /// or references another run, or `on_row` fails.
     pub fn resume(
         out: &Path,
-        options_fingerprint: &serde_json::Value,
+        provenance_file: &Path,
+        provenance: &serde_json::Value,
         mut on_row: impl FnMut(&Report) -> Result<()>,
     ) -> Result<(Self, Resumed)> {
         let partial = partial_path(out);
@@ -83,6 +89,16 @@ impl AtomicJsonl {
             }
             bail!("--resume: no interrupted run found ({} does not exist)", partial.display());
         };
+        // Absent for a partial file of an older schema (its rows are named as such below).
+        let then = if provenance_file.exists() { Some(read_provenance_for_resume(provenance_file, &partial)?) } else { None };
+        let missing = || {
+            anyhow::anyhow!(
+                "--resume: the provenance file {} of the interrupted run ({}) is missing; rerun without --resume",
+                provenance_file.display(),
+                partial.display()
+            )
+        };
+        let run = then.as_ref().map(factpico::provenance_hash);
         let file = pf.file();
         let total = file.metadata().with_context(|| format!("cannot read {}", partial.display()))?.len();
         let mut reader = BufReader::new(&mut *file);
@@ -102,12 +118,14 @@ impl AtomicJsonl {
                 format!("--resume: line {} of {} is not a valid factpico row", rows + 1, partial.display())
             })?;
             check_schema(&report, rows + 1, &partial)?;
-            let then = resume_fingerprint(&report.provenance);
-            if report.skipped.is_none() && then != *options_fingerprint {
+            let Some(run) = &run else { return Err(missing()) };
+            if report.run.as_ref() != Some(run) {
                 bail!(
-                    "--resume: {} was written with different options, models or input (format, field mapping, side inputs) ({}); rerun without --resume",
+                    "--resume: line {} of {} references run {} but its provenance file {} is run {run}: they belong to different runs; rerun without --resume",
+                    rows + 1,
                     partial.display(),
-                    describe_difference(&then, options_fingerprint)
+                    report.run.as_deref().unwrap_or("none"),
+                    provenance_file.display()
                 );
             }
             on_row(&report)?;
@@ -115,6 +133,15 @@ impl AtomicJsonl {
             good_end += n as u64;
         }
         drop(reader);
+        // Checked after the rows, so that a file of an older schema is named as such first.
+        let Some(then) = then else { return Err(missing()) };
+        if then != *provenance {
+            bail!(
+                "--resume: {} was written with different options, models or input (format, field mapping, side inputs) ({}); rerun without --resume",
+                partial.display(),
+                describe_difference(&then, provenance)
+            );
+        }
         file.set_len(good_end).with_context(|| format!("cannot truncate {}", partial.display()))?;
         file.seek(SeekFrom::End(0)).with_context(|| format!("cannot seek in {}", partial.display()))?;
         Ok((Self { sink: Sink::File(pf) }, Resumed { rows_done: rows, dropped_bytes: total - good_end }))
@@ -182,10 +209,15 @@ impl AtomicJsonl {
     }
 }
 
-/// Refuses rows of an older output schema: their provenance and fingerprint differ in
-/// meaning, so they cannot be continued (`SCHEMA_VERSION`).
+/// Refuses rows of an older output schema (rows with their own `provenance` and no `run`):
+/// their provenance differs in meaning and place, so they cannot be continued
+/// (`SCHEMA_VERSION`).
 fn check_schema(report: &Report, line: u64, partial: &Path) -> Result<()> {
-    let v = report.provenance.get("schema_version").and_then(serde_json::Value::as_u64);
+    let v = if report.run.is_some() && report.provenance.is_null() {
+        Some(u64::from(factpico::SCHEMA_VERSION))
+    } else {
+        report.provenance.get("schema_version").and_then(serde_json::Value::as_u64)
+    };
     if v != Some(u64::from(factpico::SCHEMA_VERSION)) {
         bail!(
             "--resume: line {line} of {} was written by output schema version {} and this factpico writes version {}; \
@@ -198,19 +230,55 @@ fn check_schema(report: &Report, line: u64, partial: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Names the option keys whose values differ between two option objects (dotted paths).
-/// The part of a row's provenance a resumed run must reproduce: `options`, `metrics` (each
-/// metric's settings, model directories and model sha256) and `input` (format, field mapping
-/// with the system field, id derivation, side inputs with their sha256).
-pub fn resume_fingerprint(provenance: &serde_json::Value) -> serde_json::Value {
-    let null = serde_json::Value::Null;
-    serde_json::json!({
-        "options": provenance.get("options").unwrap_or(&null),
-        "metrics": provenance.get("metrics").unwrap_or(&null),
-        "input": provenance.get("input").unwrap_or(&null),
-    })
+/// The provenance file of an output (`OUT.provenance.json`, output schema 3): the run's
+/// provenance, written once, before the first row, instead of a copy in every row.
+/// A name too long for `NAME_MAX` with the suffix is shortened with a hash of the full name
+/// ([`factpico_io::sibling_path`]), as the partial file's is.
+pub fn provenance_path(out: &Path) -> PathBuf {
+    factpico_io::sibling_path(out, ".provenance.json")
 }
 
+/// Writes the run's provenance file atomically (pretty JSON and a newline; the rows'
+/// `run` is [`factpico::provenance_hash`] of its value, whatever the whitespace).
+///
+/// # Errors
+/// I/O failure (naming the file).
+pub fn write_provenance(path: &Path, provenance: &serde_json::Value) -> Result<()> {
+    let mut text = serde_json::to_vec_pretty(provenance).context("cannot serialise the provenance")?;
+    text.push(b'\n');
+    write_atomic(path, &text).with_context(|| format!("cannot write the provenance file {}", path.display()))
+}
+
+/// Reads a provenance file (a JSON object).
+///
+/// # Errors
+/// I/O failure or not a JSON object (naming the file).
+pub fn read_provenance(path: &Path) -> Result<serde_json::Value> {
+    let text = std::fs::read(path).with_context(|| format!("cannot read the provenance file {}", path.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&text).with_context(|| format!("the provenance file {} is not valid JSON", path.display()))?;
+    if !v.is_object() {
+        bail!("the provenance file {} is not a JSON object", path.display());
+    }
+    Ok(v)
+}
+
+fn read_provenance_for_resume(path: &Path, partial: &Path) -> Result<serde_json::Value> {
+    let v = read_provenance(path).with_context(|| format!("--resume of {}", partial.display()))?;
+    let version = v.get("schema_version").and_then(serde_json::Value::as_u64);
+    if version != Some(u64::from(factpico::SCHEMA_VERSION)) {
+        bail!(
+            "--resume: {} was written by output schema version {} and this factpico writes version {}; \
+             it cannot be continued: rerun without --resume (the new run replaces it)",
+            path.display(),
+            version.map_or_else(|| "unknown".to_owned(), |v| v.to_string()),
+            factpico::SCHEMA_VERSION
+        );
+    }
+    Ok(v)
+}
+
+/// Names the keys whose values differ between two provenance objects (dotted paths).
 fn describe_difference(old: &serde_json::Value, new: &serde_json::Value) -> String {
     fn walk(prefix: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
         match (a, b) {
@@ -236,17 +304,23 @@ fn describe_difference(old: &serde_json::Value, new: &serde_json::Value) -> Stri
 }
 
 /// Checks that a parsed JSON line is a row of factpico's score schema (what `factpico score`
-/// writes, [`Report`]): an object whose `provenance` is an object with an integer
-/// `schema_version` (1 to [`factpico::SCHEMA_VERSION`]), with a `scores` object or, for an
-/// unreadable record, a `skipped` reason. Any other JSON (an input record, a ratings row) is
-/// not a score row. Returns what is wrong.
+/// writes, [`Report`]): an object with, in output schema 3, a `run` string (the hash of the
+/// provenance stored beside the rows), or, in schemas 1 and 2, a `provenance` object with an
+/// integer `schema_version` (1 to [`factpico::SCHEMA_VERSION`]); and a `scores` object or,
+/// for an unreadable record, a `skipped` reason. Any other JSON (an input record, a ratings
+/// row) is not a score row. Returns what is wrong.
 fn check_row_schema(v: &serde_json::Value) -> std::result::Result<(), String> {
     let Some(obj) = v.as_object() else { return Err("it is not a JSON object".into()) };
+    let run = obj.get("run").is_some_and(serde_json::Value::is_string);
     let version = obj.get("provenance").and_then(|p| p.get("schema_version")).and_then(serde_json::Value::as_u64);
     match version {
+        _ if run && obj.get("provenance").is_none() => {}
         Some(n) if (1..=u64::from(factpico::SCHEMA_VERSION)).contains(&n) => {}
         Some(n) => return Err(format!("its schema_version {n} is not one this factpico reads (1 to {})", factpico::SCHEMA_VERSION)),
-        None => return Err("it has no provenance.schema_version".into()),
+        None => return Err(format!(
+            "it has neither a `run` (output schema {}) nor a provenance.schema_version (schemas 1 and 2)",
+            factpico::SCHEMA_VERSION
+        )),
     }
     let scores = obj.get("scores").is_some_and(serde_json::Value::is_object);
     let skipped = obj.get("skipped").is_some_and(serde_json::Value::is_string);
@@ -256,14 +330,48 @@ fn check_row_schema(v: &serde_json::Value) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// Calls `f` on every row of a factpico score file (JSONL written by `factpico score`),
-/// streaming. Blank lines are ignored.
+/// What a score file records besides its rows.
+#[derive(Debug, Default)]
+pub struct ScoreFile {
+    /// The run's provenance: the provenance file beside a JSONL of output schema 3 (when it
+    /// is there and is the rows' `run`), the metadata of a Parquet file, or the first row's
+    /// own copy in schemas 1 and 2.
+    pub provenance: Option<serde_json::Value>,
+    /// Why the provenance is absent when rows reference one (missing or foreign provenance
+    /// file), for the caller to warn.
+    pub note: Option<String>,
+}
+
+/// Whether `path` names a Parquet file (extension `.parquet`, any case).
+pub fn is_parquet(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
+
+/// Calls `f` on every row of a factpico score file: JSONL written by `factpico score` (of
+/// output schema 1 to [`factpico::SCHEMA_VERSION`]), streaming, blank lines ignored; or a
+/// Parquet table (`.parquet`, [`factpico_io::parquet_rows`]), read whole. Returns the run's
+/// provenance ([`ScoreFile`]).
 ///
 /// # Errors
 /// I/O failure, a line that is not a factpico score row (checked as [`check_row_schema`]
-/// describes: an input file or any other JSON is refused), or an error from `f`.
-pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> Result<()> {
+/// describes: an input file or any other JSON is refused), a Parquet file that is not a
+/// score table, or an error from `f`.
+pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> Result<ScoreFile> {
+    if is_parquet(path) {
+        let read = factpico_io::parquet_rows::read_parquet_rows(path)?;
+        for (i, row) in read.rows.into_iter().enumerate() {
+            let not_a_row = || format!("{}: row {} is not a factpico score row", path.display(), i + 1);
+            if !row.get("scores").is_some_and(serde_json::Value::is_object) && !row.get("skipped").is_some_and(serde_json::Value::is_string) {
+                bail!("{} (it has neither scores nor a skipped reason); give files written by `factpico score`", not_a_row());
+            }
+            f(serde_json::from_value(row).with_context(not_a_row)?)?;
+        }
+        let note = read.provenance.is_none().then(|| format!("{} has no `{}` metadata: the provenance is not shown", path.display(), factpico_io::parquet_rows::PROVENANCE_KEY));
+        return Ok(ScoreFile { provenance: read.provenance, note });
+    }
     let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut info = ScoreFile::default();
+    let mut run: Option<String> = None;
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
         if line.trim().is_empty() {
@@ -275,9 +383,32 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
             bail!("{} ({why}); give files written by `factpico score`", not_a_row());
         }
         let report: Report = serde_json::from_value(value).with_context(not_a_row)?;
+        if info.provenance.is_none() && report.provenance.is_object() {
+            info.provenance = Some(report.provenance.clone());
+        }
+        if run.is_none() {
+            run.clone_from(&report.run);
+        }
         f(report)?;
     }
-    Ok(())
+    if let (None, Some(run)) = (&info.provenance, run) {
+        let p = provenance_path(path);
+        match read_provenance(&p) {
+            Ok(v) if factpico::provenance_hash(&v) == run => info.provenance = Some(v),
+            Ok(v) => {
+                info.note = Some(format!(
+                    "{} is the provenance of run {} but the rows are run {run} (a later run replaced it?): the provenance is not shown",
+                    p.display(),
+                    factpico::provenance_hash(&v)
+                ));
+            }
+            Err(_) if !p.exists() => {
+                info.note = Some(format!("the rows' provenance file {} is missing: options and model hashes are not shown", p.display()));
+            }
+            Err(e) => info.note = Some(format!("{e:#}: the provenance is not shown")),
+        }
+    }
+    Ok(info)
 }
 
 /// Refuses output paths that would overwrite an input, each other (or the JSONL output's
@@ -433,5 +564,66 @@ pub fn print_stdout(text: &str) -> Result<bool> {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
         Err(e) => Err(anyhow::Error::new(e).context("cannot write to standard output")),
+    }
+}
+
+/// Where `factpico score` writes its rows: JSON lines ([`AtomicJsonl`]: a resumable partial
+/// file, or standard output) or a Parquet table ([`factpico_io::parquet_rows::ParquetRows`]:
+/// rows buffered per block, the file renamed into place when complete; not resumable).
+pub enum RowWriter {
+    /// JSON lines.
+    Jsonl(AtomicJsonl),
+    /// A Parquet table and the rows of the current block.
+    Parquet(factpico_io::parquet_rows::ParquetRows, Vec<serde_json::Value>),
+}
+
+impl RowWriter {
+    /// Starts a Parquet table at `out` with the score `columns` and the run's provenance.
+    ///
+    /// # Errors
+    /// The file cannot be created.
+    pub fn parquet(out: &Path, columns: &[&str], provenance: &serde_json::Value) -> Result<Self> {
+        Ok(Self::Parquet(factpico_io::parquet_rows::ParquetRows::create(out, columns, provenance)?, Vec::new()))
+    }
+
+    /// Appends one row.
+    ///
+    /// # Errors
+    /// Serialisation or I/O failure (naming the file or standard output).
+    pub fn write(&mut self, report: &Report) -> Result<()> {
+        match self {
+            Self::Jsonl(w) => w.write(report),
+            Self::Parquet(_, pending) => {
+                pending.push(serde_json::to_value(report).context("cannot serialise a row")?);
+                Ok(())
+            }
+        }
+    }
+
+    /// Flushes the rows of the block (JSON lines to the partial file; a Parquet row batch).
+    ///
+    /// # Errors
+    /// I/O failure.
+    pub fn flush(&mut self) -> Result<()> {
+        match self {
+            Self::Jsonl(w) => w.flush(),
+            Self::Parquet(w, pending) => {
+                w.write(pending)?;
+                pending.clear();
+                Ok(())
+            }
+        }
+    }
+
+    /// Completes the output (renamed to its final name); `None` for standard output.
+    ///
+    /// # Errors
+    /// I/O failure.
+    pub fn finish(mut self) -> Result<Option<PathBuf>> {
+        self.flush()?;
+        match self {
+            Self::Jsonl(w) => w.finish(),
+            Self::Parquet(w, _) => Ok(Some(w.finish()?)),
+        }
     }
 }

@@ -25,11 +25,20 @@ pub struct ScoreArgs {
     /// Input file: JSONL, JSON array, CSV or TSV (format from the extension, or --format);
     /// `-` reads standard input (needs --format).
     pub input: PathBuf,
-    /// Output JSONL file (one row per input record, same order); `-` writes rows to standard
-    /// output as they are scored (the summary table then goes to standard error).
+    /// Output file, one row per input record, same order: `.jsonl` (or `.ndjson`) writes JSON
+    /// lines, with the run's provenance once in OUT.provenance.json (written before the first
+    /// row); `.parquet` writes a Parquet table with the provenance in its metadata. `-` writes
+    /// JSON lines to standard output as they are scored (the summary table then goes to
+    /// standard error; the provenance only with --provenance FILE).
     /// Default: <input stem>.scores.jsonl in the current directory.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Where to write the run's provenance (engine, options, models and their hashes, input
+    /// mapping; each row's `run` is its hash). Default: OUT.provenance.json beside a JSONL
+    /// output; none with `-o -` unless given; a Parquet output keeps it in its metadata
+    /// (and also writes it here when given).
+    #[arg(long, value_name = "FILE")]
+    pub provenance: Option<PathBuf>,
     /// Also write a CSV of id, system and every score column; `-` writes it to standard
     /// output (the summary table then goes to standard error).
     #[arg(long)]
@@ -49,8 +58,13 @@ pub struct ScoreArgs {
     /// Metrics to compute, comma-separated (see `factpico metrics`).
     #[arg(long, value_delimiter = ',', default_value = "rougeL,fkgl")]
     pub metrics: Vec<String>,
-    /// Do not record Punkt sentence spans in the rows.
+    /// Record the Punkt sentence spans of both texts in each row (off by default: `factpico
+    /// report` recomputes them from the texts).
     #[arg(long)]
+    pub sentences: bool,
+    /// No sentence spans in the rows: the default since output schema 3 (kept so that
+    /// older command lines still run).
+    #[arg(long, hide = true, conflicts_with = "sentences")]
     pub no_sentences: bool,
     /// What to do with a bad row.
     #[arg(long, value_enum, default_value = "fail")]
@@ -85,7 +99,7 @@ pub struct ScoreArgs {
 impl ScoreArgs {
     fn scorer_options(&self) -> ScorerOptions {
         let mut o = ScorerOptions { metrics: self.metrics.clone(), ..ScorerOptions::default() };
-        o.sentence_spans = !self.no_sentences;
+        o.sentence_spans = self.sentences;
         self.units.apply(&mut o);
         o
     }
@@ -131,13 +145,32 @@ fn default_output(input: &Path) -> PathBuf {
     PathBuf::from(format!("{stem}.scores.jsonl"))
 }
 
-fn skipped_row(e: &input::RowError, provenance: &serde_json::Value) -> Report {
-    Report {
-        row: Some(e.row),
-        id: e.id.clone(),
-        skipped: Some(e.message.clone()),
-        provenance: provenance.clone(),
-        ..Report::default()
+fn skipped_row(e: &input::RowError, run: &str) -> Report {
+    Report { row: Some(e.row), id: e.id.clone(), skipped: Some(e.message.clone()), run: Some(run.to_owned()), ..Report::default() }
+}
+
+/// The kind of file `-o` names, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OutKind {
+    /// JSON lines (`.jsonl`, `.ndjson`, standard output).
+    Jsonl,
+    /// A Parquet table (`.parquet`).
+    Parquet,
+}
+
+fn out_kind(path: &Path) -> Result<OutKind> {
+    if output::is_stdout(path) {
+        return Ok(OutKind::Jsonl);
+    }
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("jsonl" | "ndjson") => Ok(OutKind::Jsonl),
+        Some("parquet") => Ok(OutKind::Parquet),
+        other => bail!(
+            "-o {}: cannot tell the output format from {}; name the file .jsonl (or .ndjson) for JSON lines or .parquet for a Parquet table",
+            path.display(),
+            other.map_or_else(|| "a name without extension".to_owned(), |e| format!("the extension `.{e}`"))
+        ),
     }
 }
 
@@ -167,6 +200,15 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         args.output.as_deref().map_or_else(|| "(default)".to_owned(), |p| p.display().to_string())
     );
     let out_path = (!to_stdout).then(|| args.output.clone().unwrap_or_else(|| default_output(&args.input)));
+    // Refused after the path checks below (a directory is named as such first).
+    let kind_checked = out_path.as_deref().map_or(Ok(OutKind::Jsonl), out_kind);
+    let kind = kind_checked.as_ref().map_or(OutKind::Jsonl, |k| *k);
+    // The run's provenance, once: beside a JSONL file, where --provenance says, or (Parquet)
+    // in the file's metadata only.
+    let provenance_file = args.provenance.clone().or_else(|| match (&out_path, kind) {
+        (Some(out), OutKind::Jsonl) => Some(output::provenance_path(out)),
+        _ => None,
+    });
     // Everything the run reads is protected from its outputs: the input, and every file or
     // directory the options name (model directories, --arcs, ...).
     let options = args.scorer_options();
@@ -177,10 +219,21 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     }
     output::check_paths(
         &inputs,
-        &[("-o", out_path.as_deref()), ("--csv", args.csv.as_deref()), ("--summary", args.summary.as_deref())],
+        &[
+            ("-o", out_path.as_deref()),
+            ("--csv", args.csv.as_deref()),
+            ("--summary", args.summary.as_deref()),
+            ("the provenance file (--provenance)", provenance_file.as_deref()),
+        ],
     )?;
+    kind_checked?;
     if to_stdout && args.resume {
         bail!("--resume needs an output file (-o FILE), not standard output");
+    }
+    if kind == OutKind::Parquet && args.resume {
+        bail!(
+            "--resume needs a JSON lines output (-o OUT.jsonl): a Parquet file is written whole (its footer last), so an interrupted one cannot be continued; score to .jsonl to resume"
+        );
     }
     if !args.quiet {
         for w in matches.map(|m| UnitArgs::ignored_flags(m, &args.metrics)).unwrap_or_default() {
@@ -197,17 +250,17 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     let scorer = Scorer::try_new(options)?;
     let extra_fields = args.extra_fields(&scorer.row_inputs())?;
     let fields = args.fields.field_map(extra_fields);
-    // Output schema 2: every row records how the input was read (provenance.input), including
-    // the fields of the metrics' per-row side inputs.
+    // The run's provenance records how the input was read (provenance.input), including the
+    // fields of the metrics' per-row side inputs. Written once (output schema 3); each row
+    // references it by hash (`run`). A resumed run must reproduce it exactly: the options,
+    // per metric its settings and model hashes (a model re-exported in place is a different
+    // model), the input mapping and side-input contents, the engine.
     let input_provenance = input::input_provenance(format, &fields, &named)?;
     let mut provenance = scorer.provenance().clone();
     if let Some(p) = provenance.as_object_mut() {
-        p.insert("input".into(), input_provenance.clone());
+        p.insert("input".into(), input_provenance);
     }
-    // What a resumed run must share with the rows already written: the options, per metric
-    // its settings and model hashes (a model re-exported in place is a different model), and
-    // the input mapping and side-input contents.
-    let fingerprint = output::resume_fingerprint(&provenance);
+    let run = factpico::provenance_hash(&provenance);
     let mut records = input::open(&args.input, format, &fields)?;
 
     let mut summary = Summary::new(scorer.summary_columns().into_iter().map(str::to_owned).collect());
@@ -239,10 +292,18 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     };
 
     let (mut writer, skip) = match (&out_path, args.resume) {
+        (Some(out), _) if kind == OutKind::Parquet => {
+            let w = output::RowWriter::parquet(out, &scorer.columns(), &provenance)?;
+            if let Some(p) = &provenance_file {
+                output::write_provenance(p, &provenance)?;
+            }
+            (w, 0)
+        }
         (Some(out), true) => {
             // Every row already written must be the scoring of the same input record.
             let mut done: Vec<(Option<String>, Option<String>, Option<String>)> = Vec::new();
-            let (w, r) = AtomicJsonl::resume(out, &fingerprint, |rep| {
+            let prov_file = provenance_file.clone().unwrap_or_else(|| output::provenance_path(out));
+            let (w, r) = AtomicJsonl::resume(out, &prov_file, &provenance, |rep| {
                 done.push((rep.id.clone(), rep.input_sha256.clone(), rep.system.clone()));
                 count(rep, &mut csv, &mut summary)
             })?;
@@ -283,19 +344,28 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     r.dropped_bytes
                 );
             }
-            (w, r.rows_done)
+            (output::RowWriter::Jsonl(w), r.rows_done)
         }
         (Some(out), false) => {
             let (w, replaced) = AtomicJsonl::create(out)?;
+            // Before the first row (the partial file is held: no other run writes it now).
+            if let Some(p) = &provenance_file {
+                output::write_provenance(p, &provenance)?;
+            }
             if let (Some(bytes), false) = (replaced, args.quiet) {
                 eprintln!(
                     "warning: replaced the partial output of an interrupted run ({bytes} bytes in {}); --resume continues such a run instead",
                     output::partial_path(out).display()
                 );
             }
-            (w, 0)
+            (output::RowWriter::Jsonl(w), 0)
         }
-        (None, _) => (AtomicJsonl::stdout(), 0),
+        (None, _) => {
+            if let Some(p) = &provenance_file {
+                output::write_provenance(p, &provenance)?;
+            }
+            (output::RowWriter::Jsonl(AtomicJsonl::stdout()), 0)
+        }
     };
 
     let total = match format {
@@ -308,6 +378,10 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     let block = usize::try_from(args.block_size).unwrap_or(256);
     let keep_note = |rows: u64| match &out_path {
         Some(_) if rows == 0 => "; no row was scored before it".to_owned(),
+        Some(out) if kind == OutKind::Parquet => format!(
+            "; {} is not written (a Parquet file is written whole: score to .jsonl to keep the {rows} rows before it and --resume)",
+            out.display()
+        ),
         Some(out) => {
             format!("; the {rows} rows before it are kept in {} (fix the input, then use --resume)", output::partial_path(out).display())
         }
@@ -342,9 +416,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     rep.id = Some(row.id.clone());
                     rep.system = row.system.clone();
                     rep.input_sha256 = Some(input_sha256(&row.source, &row.summary, &row.extras));
-                    if let Some(p) = rep.provenance.as_object_mut() {
-                        p.insert("input".into(), input_provenance.clone());
-                    }
+                    rep.run = Some(run.clone());
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             writer.write(&rep)?;
@@ -357,7 +429,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                 }
                 Err(e) => {
                     first_skipped.get_or_insert_with(|| e.message.clone());
-                    skipped_row(e, &provenance)
+                    skipped_row(e, &run)
                 }
             };
             if explaining {

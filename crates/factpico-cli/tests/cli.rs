@@ -31,6 +31,15 @@ fn main_job_on_bundled_fixtures() {
     assert!(table.contains("| (all) | 12 |"), "{table}");
     let rs = rows(&out);
     assert_eq!(rs.len(), 12);
+    // Output schema 3: the provenance once, beside the rows; compact rows (issue 20's target:
+    // at most 400 bytes a row for the default metrics on the fixtures; 2,222 in schema 2).
+    let prov = support::provenance(&out);
+    assert_eq!(prov["schema_version"], factpico::SCHEMA_VERSION);
+    assert!(prov["engine"].as_str().unwrap().starts_with("factpico "));
+    assert_eq!(prov["input"]["format"], "jsonl");
+    let bytes = std::fs::metadata(&out).unwrap().len();
+    eprintln!("fixture rows: {bytes} bytes, {} bytes a row", bytes / 12);
+    assert!(bytes / 12 <= 400, "{bytes} bytes for 12 rows");
     for (i, r) in rs.iter().enumerate() {
         assert_eq!(r["row"], i as u64 + 1);
         assert_eq!(r["id"], format!("fx{:02}", i + 1));
@@ -39,10 +48,16 @@ fn main_job_on_bundled_fixtures() {
         let d = r["scores"]["delta_fkgl"].as_f64().unwrap();
         let (s, a) = (r["scores"]["fkgl_summary"].as_f64().unwrap(), r["scores"]["fkgl_source"].as_f64().unwrap());
         assert_eq!(d, s - a, "ΔFK must be summary − abstract");
-        assert_eq!(r["provenance"]["schema_version"], factpico::SCHEMA_VERSION);
-        assert!(r["provenance"]["engine"].as_str().unwrap().starts_with("factpico "));
-        assert!(!r["sentences"]["summary"].as_array().unwrap().is_empty());
+        assert!(r.get("sentences").is_none(), "sentence spans are opt-in: {r}");
     }
+    // --sentences records them (and is part of the options, so of the provenance).
+    let with = dir.path().join("with-sentences.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", with.to_str().unwrap(), "--sentences", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for r in rows(&with) {
+        assert!(!r["sentences"]["summary"].as_array().unwrap().is_empty(), "{r}");
+    }
+    assert_eq!(support::provenance(&with)["options"]["sentence_spans"], true);
     // Faithful summaries overlap more with their abstract than the unfaithful ones on average.
     let mean = |sys: &str| {
         let v: Vec<f64> = rs.iter().filter(|r| r["system"] == sys).map(|r| r["scores"]["rougeL"].as_f64().unwrap()).collect();
@@ -343,6 +358,9 @@ fn killed_then_resumed_run_equals_uninterrupted_run() {
     child.wait().unwrap();
     assert!(!out.exists(), "an interrupted run must not leave the final file");
     assert!(partial.exists());
+    // The provenance file was written (whole) before the first row.
+    let prov_file = dir.path().join("killed.jsonl.provenance.json");
+    let prov_killed = std::fs::read(&prov_file).unwrap();
     let written = std::fs::read(&partial).unwrap().iter().filter(|&&c| c == b'\n').count();
     assert!(written < 6000, "killed after {written} rows");
 
@@ -355,6 +373,26 @@ fn killed_then_resumed_run_equals_uninterrupted_run() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!partial.exists());
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&full).unwrap(), "resumed output differs from uninterrupted output");
+    // Its provenance file: left as the interrupted run wrote it, byte-identical to the
+    // uninterrupted run's, and every row references it.
+    assert_eq!(std::fs::read(&prov_file).unwrap(), prov_killed);
+    assert_eq!(prov_killed, std::fs::read(dir.path().join("full.jsonl.provenance.json")).unwrap());
+    support::provenance(&out);
+    // A partial file whose provenance file is gone cannot be continued; one whose rows
+    // reference another run neither.
+    std::fs::write(&partial, std::fs::read_to_string(&out).unwrap().lines().take(5).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    std::fs::remove_file(&prov_file).unwrap();
+    let resume = ["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--block-size", "16", "--resume"];
+    let o = run(&resume);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("provenance file") && stderr(&o).contains("is missing"), "{}", stderr(&o));
+    let mut other: Value = serde_json::from_slice(&prov_killed).unwrap();
+    other["engine"] = "factpico 0.0.1".into();
+    std::fs::write(&prov_file, other.to_string()).unwrap();
+    let o = run(&resume);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("belong to different runs"), "{}", stderr(&o));
 }
 
 #[test]
@@ -451,14 +489,15 @@ fn alignscore_through_the_cli_matches_reference_goldens() {
         let o = run(&[
             "score", fixtures().join("pairs.jsonl").to_str().unwrap(), "-o", out.to_str().unwrap(), "-q",
             "--metrics", "alignscore", "--alignscore-model", model.to_str().unwrap(), "--alignscore-mode", mode,
-            "--batch-size", "5",
+            "--batch-size", "5", "--sentences",
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
+        let prov = support::provenance(&out);
         for r in rows(&out) {
             let want = own["rows"].as_array().unwrap().iter().find(|g| g["id"] == r["id"]).unwrap()[mode].as_f64().unwrap();
             let got = r["scores"]["alignscore"].as_f64().unwrap();
             assert!((got - want).abs() <= 1e-4, "{mode} {}: {got} vs reference {want}", r["id"]);
-            assert_eq!(r["provenance"]["metrics"]["alignscore"]["model_sha256"], golden["onnx_sha256"]);
+            assert_eq!(prov["metrics"]["alignscore"]["model_sha256"], golden["onnx_sha256"]);
             if mode == "nli_sp" {
                 let n = r["details"]["alignscore"]["sentences"].as_array().unwrap().len();
                 assert_eq!(n, r["sentences"]["summary"].as_array().unwrap().len(), "one score per summary sentence");
@@ -467,24 +506,30 @@ fn alignscore_through_the_cli_matches_reference_goldens() {
         }
     }
     eprintln!("alignscore via CLI: {compared} scores within 1e-4 of the reference");
-    // --resume refuses rows written with another model (same directory, other sha256).
+    // --resume refuses rows written with another model (same directory, other sha256): the
+    // provenance file of the interrupted run records it.
     let full = std::fs::read_to_string(dir.path().join("nli_sp.jsonl")).unwrap();
+    let real = support::provenance(&dir.path().join("nli_sp.jsonl"));
+    let mut other = real.clone();
+    other["metrics"]["alignscore"]["model_sha256"] = "0".repeat(64).into();
     let mut first: Value = serde_json::from_str(full.lines().next().unwrap()).unwrap();
-    first["provenance"]["metrics"]["alignscore"]["model_sha256"] = "0".repeat(64).into();
+    first["run"] = factpico::provenance_hash(&other).into();
     let resumed = dir.path().join("resumed.jsonl");
     std::fs::write(dir.path().join("resumed.jsonl.partial"), format!("{first}\n")).unwrap();
+    std::fs::write(dir.path().join("resumed.jsonl.provenance.json"), other.to_string()).unwrap();
     let pairs = fixtures().join("pairs.jsonl");
     let resume_args = [
         "score", pairs.to_str().unwrap(), "-o", resumed.to_str().unwrap(), "-q", "--resume",
         "--metrics", "alignscore", "--alignscore-model", model.to_str().unwrap(), "--alignscore-mode", "nli_sp",
-        "--batch-size", "5",
+        "--batch-size", "5", "--sentences",
     ];
     let o = run(&resume_args);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("metrics.alignscore.model_sha256"), "{}", stderr(&o));
-    // The same row with its real hash resumes.
+    // The same row with its real provenance resumes.
     let first = full.lines().next().unwrap();
     std::fs::write(dir.path().join("resumed.jsonl.partial"), format!("{first}\n")).unwrap();
+    std::fs::write(dir.path().join("resumed.jsonl.provenance.json"), real.to_string()).unwrap();
     let o = run(&resume_args);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(rows(&resumed).len(), full.lines().count());
@@ -495,8 +540,8 @@ fn alignscore_through_the_cli_matches_reference_goldens() {
         "--metrics", "alignscore", "--alignscore-model", model.to_str().unwrap(), "--alignscore-words-per-chunk", "20",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(support::provenance(&out)["metrics"]["alignscore"]["words_per_chunk"], 20);
     for r in rows(&out) {
-        assert_eq!(r["provenance"]["metrics"]["alignscore"]["words_per_chunk"], 20);
         let chunks = r["details"]["alignscore"]["chunks"].as_array().unwrap().len();
         assert!(chunks >= 2, "{}: {chunks} chunk(s) of a 54+ word source at 20 words per chunk", r["id"]);
         let got = r["scores"]["alignscore"].as_f64().unwrap();
@@ -635,6 +680,7 @@ fn qa_metrics_through_the_cli_with_fixture_models() {
     let rs = rows(&out);
     assert_eq!(rs.len(), 12);
     let mut questions = 0;
+    let prov = support::provenance(&out);
     for r in &rs {
         for col in ["questeval_f1", "questeval_f1_precision", "questeval_f1_recall", "qafacteval_f1", "qafacteval_em", "cloze_f1"] {
             let v = r["scores"][col].as_f64().unwrap_or_else(|| panic!("{} {col}: {}", r["id"], r["scores"]));
@@ -647,7 +693,7 @@ fn qa_metrics_through_the_cli_with_fixture_models() {
             let span = &rec["answer_span"];
             assert!(span.is_null() || (span["start"].as_u64().unwrap() < span["end"].as_u64().unwrap()), "{span}");
         }
-        let p = &r["provenance"]["metrics"]["questeval"];
+        let p = &prov["metrics"]["questeval"];
         assert_eq!(p["answers"], "rules");
         assert_eq!(p["qg_model_sha256"].as_object().unwrap().len(), 3, "encoder + 2 decoder graphs hashed");
     }
@@ -727,7 +773,7 @@ fn qa_optional_components_through_the_cli(m: &Path, plain: &[serde_json::Value])
         if r["details"]["qafacteval"]["kept"] == 0 {
             assert_eq!(v("qafacteval_lerc"), 0.0);
         }
-        let p = &r["provenance"]["metrics"];
+        let p = &support::provenance(&out)["metrics"];
         assert!(p["questeval"]["bertscore"]["model_sha256"].is_object(), "{p}");
         assert!(p["qafacteval"]["lerc"]["model_sha256"].is_object(), "{p}");
     }
@@ -896,4 +942,66 @@ fn model_options_take_catalogue_names_and_missing_models_name_the_pull_command()
     let o = score(&["--alignscore-model", "alignscore-base"], "local.jsonl");
     assert!(!o.status.success(), "the empty local directory was not the one loaded");
     assert!(stderr(&o).contains("alignscore-base"), "{}", stderr(&o));
+}
+
+/// Issue 20 item 4: `-o OUT.parquet` writes the rows as a Parquet table (the Python
+/// package's Arrow layout, the provenance in its metadata); `diff`, `report` and `meta-eval`
+/// read it; `--resume` is refused with the reason; an unknown extension is refused instead of
+/// getting JSON lines under its name; `-o -` writes the provenance only with --provenance.
+#[test]
+fn parquet_output_is_read_by_diff_report_and_meta_eval() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = fixtures().join("pairs.jsonl");
+    let (jsonl, parquet) = (d.join("x.jsonl"), d.join("x.parquet"));
+    for out in [&jsonl, &parquet] {
+        let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--on-error", "skip"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(&std::fs::read(&parquet).unwrap()[..4], b"PAR1");
+    assert!(!d.join("x.parquet.provenance.json").exists(), "a Parquet file keeps its provenance in its metadata");
+    // Every score equal: diff with no tolerance finds no drift.
+    let o = run(&["diff", jsonl.to_str().unwrap(), parquet.to_str().unwrap(), "--default-tol", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    // The report reads it, with its provenance (the engine) and the recorded input mapping.
+    let html = d.join("x.html");
+    let o = run(&["report", parquet.to_str().unwrap(), "--input", input.to_str().unwrap(), "-o", html.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let prov = support::provenance(&jsonl);
+    assert!(page.contains(prov["engine"].as_str().unwrap()));
+    // meta-eval joins it with ratings as it joins the JSONL.
+    let ratings = d.join("ratings.csv");
+    let mut csv = String::from("id,human\n");
+    for (i, r) in rows(&jsonl).iter().enumerate() {
+        csv.push_str(&format!("{},{}\n", r["id"].as_str().unwrap(), (i * 7 % 5) as f64 / 2.0));
+    }
+    std::fs::write(&ratings, csv).unwrap();
+    let meta = |scores: &Path| {
+        let o = run(&["meta-eval", "--scores", scores.to_str().unwrap(), "--ratings", ratings.to_str().unwrap(), "--aspects", "human", "--metrics", "rougeL,delta_fkgl"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap().replace(scores.to_str().unwrap(), "SCORES")
+    };
+    let (from_jsonl, from_parquet) = (meta(&jsonl), meta(&parquet));
+    assert_eq!(from_jsonl.replace("x.jsonl", "x"), from_parquet.replace("x.parquet", "x"));
+    // --resume: refused with the reason.
+    let o = run(&["score", input.to_str().unwrap(), "-o", parquet.to_str().unwrap(), "-q", "--resume"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("a Parquet file is written whole"), "{}", stderr(&o));
+    // An unknown extension: refused, nothing written.
+    let other = d.join("x.json");
+    let o = run(&["score", input.to_str().unwrap(), "-o", other.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("the extension `.json`") && stderr(&o).contains(".parquet"), "{}", stderr(&o));
+    assert!(!other.exists());
+    // -o -: rows on standard output; the provenance only where --provenance says.
+    let prov_file = d.join("stdout.provenance.json");
+    let o = run(&["score", input.to_str().unwrap(), "-o", "-", "-q", "--provenance", prov_file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout_rows: Vec<Value> = String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(stdout_rows.len(), 12);
+    let p: Value = serde_json::from_str(&std::fs::read_to_string(&prov_file).unwrap()).unwrap();
+    assert_eq!(p, prov);
+    assert!(stdout_rows.iter().all(|r| r["run"] == factpico::provenance_hash(&p).as_str()));
+    assert_eq!(stdout_rows, rows(&jsonl));
 }

@@ -66,8 +66,22 @@ fn score(args: &[&str]) -> (Vec<Value>, Output) {
     all.extend_from_slice(args);
     let o = bin().args(&all).output().unwrap();
     assert!(o.status.success(), "{all:?}: {}", stderr(&o));
-    (std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect(), o)
+    (rows_with_provenance(&out), o)
 }
+
+/// The rows of a score file, each joined with the run's provenance (output schema 3 writes it
+/// once, beside the rows, as `OUT.provenance.json`) under `provenance`.
+fn rows_with_provenance(out: &std::path::Path) -> Vec<Value> {
+    let p = format!("{}.provenance.json", out.display());
+    let prov: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let mut rows: Vec<Value> = std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for r in &mut rows {
+        assert_eq!(r["run"], factpico::provenance_hash(&prov).as_str(), "{r}");
+        r["provenance"] = prov.clone();
+    }
+    rows
+}
+
 
 #[test]
 fn scores_equal_the_reference_with_nulls_and_warnings() {

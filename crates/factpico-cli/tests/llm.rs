@@ -27,8 +27,22 @@ fn fixtures() -> PathBuf {
 }
 
 fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    rows_with_provenance(path)
 }
+
+/// The rows of a score file, each joined with the run's provenance (output schema 3 writes it
+/// once, beside the rows, as `OUT.provenance.json`) under `provenance`.
+fn rows_with_provenance(out: &std::path::Path) -> Vec<Value> {
+    let p = format!("{}.provenance.json", out.display());
+    let prov: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let mut rows: Vec<Value> = std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for r in &mut rows {
+        assert_eq!(r["run"], factpico::provenance_hash(&prov).as_str(), "{r}");
+        r["provenance"] = prov.clone();
+    }
+    rows
+}
+
 
 fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
@@ -211,7 +225,8 @@ fn evidence_spans_from_a_csv_cell_and_the_api_key_never_in_the_output() {
     assert!(r[0]["scores"]["llm_population"].is_number() || r[0]["nulls"]["llm_population"].is_string());
     // the key was sent (the proxy saw it) but is nowhere in what factpico wrote
     assert!(h.state()["auth"].as_array().unwrap().iter().any(|a| a.as_str() == Some(&format!("Bearer {secret}"))));
-    let written = std::fs::read_to_string(&out).unwrap();
+    // The rows and the provenance file written beside them.
+    let written = std::fs::read_to_string(&out).unwrap() + &std::fs::read_to_string(format!("{}.provenance.json", out.display())).unwrap();
     for (what, s) in [("output", &written), ("stdout", &stdout), ("stderr", &stderr)] {
         assert!(!s.contains(secret), "the API key is in the {what}");
     }
@@ -249,7 +264,7 @@ fn a_key_in_the_url_userinfo_reaches_no_artefact() {
         .unwrap();
     let (rout, rerr) = text(&r);
     assert!(r.status.success(), "{rerr}");
-    let written = std::fs::read_to_string(&out).unwrap();
+    let written = std::fs::read_to_string(&out).unwrap() + &std::fs::read_to_string(format!("{}.provenance.json", out.display())).unwrap();
     assert!(written.contains("\"base_url\""), "the provenance records the server");
     let cache_bytes = String::from_utf8_lossy(&std::fs::read(&cache).unwrap()).into_owned();
     let page = std::fs::read_to_string(&html).unwrap();

@@ -63,8 +63,22 @@ fn score(args: &[&str]) -> Vec<Value> {
     all.extend_from_slice(args);
     let o = bin().args(&all).output().unwrap();
     assert!(o.status.success(), "{all:?}: {}", stderr(&o));
-    std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    rows_with_provenance(&out)
 }
+
+/// The rows of a score file, each joined with the run's provenance (output schema 3 writes it
+/// once, beside the rows, as `OUT.provenance.json`) under `provenance`.
+fn rows_with_provenance(out: &std::path::Path) -> Vec<Value> {
+    let p = format!("{}.provenance.json", out.display());
+    let prov: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let mut rows: Vec<Value> = std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for r in &mut rows {
+        assert_eq!(r["run"], factpico::provenance_hash(&prov).as_str(), "{r}");
+        r["provenance"] = prov.clone();
+    }
+    rows
+}
+
 
 /// id -> golden row of `config`/`variant` (fixture rows).
 fn golden(config: &str, variant: &str) -> HashMap<String, Value> {

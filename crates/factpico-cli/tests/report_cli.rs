@@ -7,6 +7,11 @@ use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
+/// The run's provenance written beside a score file (`OUT.provenance.json`, output schema 3).
+fn provenance_of(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(format!("{}.provenance.json", out.display())).unwrap()).unwrap()
+}
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
 }
@@ -149,10 +154,11 @@ fn skipped_rows_are_listed_without_texts_and_csv_field_options_are_honoured() {
     extra.extend_from_slice(&["--on-error", "skip"]);
     let scores = score(dir.path(), &input, &extra);
     let html = dir.path().join("r.html");
-    // The score file records how the input was read (provenance.input, output schema 2):
-    // without field options the report re-reads it the same way.
-    let first: Value = serde_json::from_str(std::fs::read_to_string(&scores).unwrap().lines().next().unwrap()).unwrap();
-    assert_eq!(first["provenance"]["input"]["fields"]["summary"], "plain", "{}", first["provenance"]);
+    // The score file records how the input was read (provenance.input, output schema 2; in
+    // the provenance file beside the rows since schema 3): without field options the report
+    // re-reads it the same way.
+    let prov = provenance_of(&scores);
+    assert_eq!(prov["input"]["fields"]["summary"], "plain", "{prov}");
     let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html), "-q"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));
     let from_record = std::fs::read_to_string(&html).unwrap();
@@ -242,8 +248,7 @@ fn per_system_table_has_the_columns_score_printed() {
         .map(|c| c.trim().to_owned())
         .collect();
     assert_eq!(printed[2..5], ["rougeL (mean ± sd)", "questeval (mean ± sd)", "questeval_f1 (mean ± sd)"], "{printed:?}");
-    let first: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().lines().next().unwrap()).unwrap();
-    assert_eq!(first["provenance"]["summary_columns"], json!(["rougeL", "questeval", "questeval_f1"]));
+    assert_eq!(provenance_of(&out)["summary_columns"], json!(["rougeL", "questeval", "questeval_f1"]));
     let html = dir.path().join("r.html");
     let o = run(&["report", s(&out), "-o", s(&html), "-q"], dir.path());
     assert!(o.status.success(), "{}", stderr(&o));

@@ -298,10 +298,9 @@ fn d09_resume_compares_the_system_field_and_side_input_contents() {
     let base = ["score", s(&input), "-o", s(&out), "-q", "--metrics", "rougeL", "--arcs", s(&arcs)];
     let o = run(&base);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rs = rows(&out);
-    // Schema 2: what determines the output is recorded.
-    let prov = &rs[0]["provenance"];
-    assert_eq!(prov["schema_version"], 2);
+    // Schema 2: what determines the output is recorded (once, beside the rows, in schema 3).
+    let prov = &support::provenance(&out);
+    assert_eq!(prov["schema_version"], 3);
     assert_eq!(prov["input"]["format"], "jsonl");
     assert_eq!(prov["input"]["fields"]["system"], "system");
     assert_eq!(prov["input"]["fields"]["source"], "source");
@@ -334,28 +333,50 @@ fn d09_resume_compares_the_system_field_and_side_input_contents() {
     assert!(stderr(&o).contains("sha256"), "{}", stderr(&o));
 }
 
-/// Schema 2: the partial file of a version-1 run cannot be continued (`--resume` says why).
+/// The partial file of a version-1 or version-2 run (rows carrying their provenance) cannot
+/// be continued by a version-3 factpico: `--resume` names both schema versions; `diff` and
+/// `report` still read such files.
 #[test]
-fn v2_resume_refuses_schema_1_rows() {
+fn v3_resume_refuses_schema_1_and_2_rows_diff_and_report_read_them() {
     let dir = tempfile::tempdir().unwrap();
     let input = big_input(dir.path(), 10);
     let out = dir.path().join("o.jsonl");
     let o = run(&["score", s(&input), "-o", s(&out), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let old: String = rows(&out)
-        .into_iter()
-        .take(4)
-        .map(|mut r| {
-            r["provenance"]["schema_version"] = 1.into();
-            r["provenance"].as_object_mut().unwrap().remove("input");
-            format!("{r}\n")
-        })
-        .collect();
-    std::fs::write(factpico_io::partial_path(&out), old).unwrap();
-    std::fs::remove_file(&out).unwrap();
-    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--resume"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("schema version 1"), "{}", stderr(&o));
+    let prov = support::provenance(&out);
+    let new_rows = std::fs::read_to_string(&out).unwrap();
+    for version in [1, 2] {
+        // What schema `version` wrote: each row with the provenance, no `run`.
+        let old: String = rows(&out)
+            .into_iter()
+            .map(|mut r| {
+                r.as_object_mut().unwrap().remove("run");
+                r["provenance"] = prov.clone();
+                r["provenance"]["schema_version"] = version.into();
+                if version == 1 {
+                    r["provenance"].as_object_mut().unwrap().remove("input");
+                }
+                format!("{r}\n")
+            })
+            .collect();
+        let old_file = write(dir.path(), &format!("v{version}.jsonl"), old.as_bytes());
+        // diff compares it with the schema-3 file: same scores.
+        let o = run(&["diff", s(&old_file), s(&out)]);
+        assert_eq!(o.status.code(), Some(0), "v{version}: {}", stderr(&o));
+        let html = dir.path().join(format!("v{version}.html"));
+        let o = run(&["report", s(&old_file), "--input", s(&input), "-o", s(&html), "-q"]);
+        assert!(o.status.success(), "v{version}: {}", stderr(&o));
+        assert!(std::fs::read_to_string(&html).unwrap().contains(prov["engine"].as_str().unwrap()));
+        // --resume refuses it, naming both versions.
+        std::fs::write(factpico_io::partial_path(&out), old.lines().take(4).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        std::fs::remove_file(&out).unwrap();
+        let o = run(&["score", s(&input), "-o", s(&out), "-q", "--resume"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(&format!("schema version {version}")) && e.contains("writes version 3"), "{e}");
+        std::fs::remove_file(factpico_io::partial_path(&out)).unwrap();
+        std::fs::write(&out, &new_rows).unwrap();
+    }
 }
 
 /// Scores and ratings for meta-eval tests: 6 systems' rows with two aspects named `a/b` and
@@ -760,6 +781,9 @@ fn i23_02_dash_is_standard_output_long_names_and_late_failures() {
     let o = run(&["score", s(&input), "-o", s(&lo), "--csv", s(&lc), "--summary", s(&ls), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(rows(&lo).len(), 5);
+    // Its provenance file's name is shortened as the partial file's is.
+    let prov = factpico_io::sibling_path(&lo, ".provenance.json");
+    assert!(prov.exists() && prov.file_name().unwrap().len() <= 255, "{}", prov.display());
     assert!(std::fs::read_to_string(&lc).unwrap().starts_with("row,id"));
     assert!(std::fs::read_to_string(&ls).unwrap().contains("(all)"));
     // ... and an interrupted run on such a name resumes.

@@ -34,8 +34,22 @@ fn score(input: &str, out: &std::path::Path, extra: &[&str]) -> Output {
 }
 
 fn rows(out: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    rows_with_provenance(out)
 }
+
+/// The rows of a score file, each joined with the run's provenance (output schema 3 writes it
+/// once, beside the rows, as `OUT.provenance.json`) under `provenance`.
+fn rows_with_provenance(out: &std::path::Path) -> Vec<Value> {
+    let p = format!("{}.provenance.json", out.display());
+    let prov: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let mut rows: Vec<Value> = std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for r in &mut rows {
+        assert_eq!(r["run"], factpico::provenance_hash(&prov).as_str(), "{r}");
+        r["provenance"] = prov.clone();
+    }
+    rows
+}
+
 
 /// A row's warnings (the key is absent when there are none).
 fn warnings(r: &Value) -> Vec<Value> {

@@ -29,6 +29,9 @@
 //!   input, `factpico meta-eval`'s files): line numbers, quotes never closed or followed by
 //!   text, literal TSV, duplicate header names.
 //!
+//! * [`parquet_rows`] (feature `parquet`): score rows as a Parquet table (the Python
+//!   package's Arrow layout, the run's provenance in the schema metadata), written atomically.
+//!
 //! Errors carry the path and what was being done ([`Error::Io`]); the I/O error is the
 //! `source()` (`anyhow`'s `{:#}` prints both).
 
@@ -36,6 +39,8 @@ mod atomic;
 pub mod delimited;
 mod error;
 mod guard;
+#[cfg(feature = "parquet")]
+pub mod parquet_rows;
 mod partial;
 mod target;
 
@@ -43,7 +48,7 @@ pub use atomic::{write_atomic, AtomicFile};
 pub use error::{Error, Result};
 pub use guard::PathGuard;
 pub use partial::{PartialFile, PartialOpen};
-pub use target::{check_not_descriptor, check_output_path, partial_path};
+pub use target::{check_not_descriptor, check_output_path, partial_path, sibling_path};
 
 use std::path::Path;
 

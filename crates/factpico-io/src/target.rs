@@ -160,14 +160,21 @@ pub(crate) fn shortened(name: &str, raw: &[u8], keep: usize) -> String {
 /// (`NAME_MAX`), the name is shortened: `<first 200 bytes of the name>~<16 hex digits of its
 /// sha256>.partial`, in the same directory.
 pub fn partial_path(out: &Path) -> PathBuf {
+    sibling_path(out, ".partial")
+}
+
+/// `out` with `suffix` appended to its file name (`o.jsonl` → `o.jsonl.provenance.json`),
+/// shortened as [`partial_path`] shortens (a stable hash of the full name) when the name
+/// would exceed `NAME_MAX`. `suffix` is short (at most 40 bytes).
+pub fn sibling_path(out: &Path, suffix: &str) -> PathBuf {
     let raw = out.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default();
     let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    if raw.len() + ".partial".len() <= NAME_MAX {
+    if raw.len() + suffix.len() <= NAME_MAX {
         let mut s: OsString = out.as_os_str().to_owned();
-        s.push(".partial");
+        s.push(suffix);
         return PathBuf::from(s);
     }
-    out.with_file_name(format!("{}.partial", shortened(&name, raw, 200)))
+    out.with_file_name(format!("{}{suffix}", shortened(&name, raw, 200)))
 }
 
 /// The prefix and suffix of a temporary file beside a file named `name` with extension `ext`:

@@ -8,6 +8,9 @@
 //!   and a row without an id (unreadable input) is counted and dropped. Any
 //!   other object is a flat row whose scalar fields are the columns.
 //! * **JSON** (`.json`): an array of such objects.
+//! * **Parquet** (`.parquet`, feature `parquet`, whatever format is given): a score table
+//!   written by `factpico score -o OUT.parquet` (or the Python package's `score_table`),
+//!   read as the JSONL rows it holds ([`factpico_io::parquet_rows`]).
 //! * **CSV** / **TSV** (`.csv`, `.tsv`): a header line, then one row per record, read
 //!   by the same rules as `factpico score`'s input ([`factpico_io::delimited`]): CSV
 //!   quoting is RFC 4180 (quoted fields may contain newlines; a quote that is never closed
@@ -107,6 +110,20 @@ impl Table {
     /// [`Error::Io`], [`Error::UnknownFormat`], [`Error::Csv`], [`Error::Json`],
     /// [`Error::Empty`] (no data rows).
     pub fn load(path: &Path, side: Side, format: Option<Format>) -> Result<Table> {
+        #[cfg(feature = "parquet")]
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
+            let read = factpico_io::parquet_rows::read_parquet_rows(path).map_err(|e| Error::io(
+                "cannot read",
+                path,
+                std::io::Error::other(format!("{e}: {}", std::error::Error::source(&e).map(ToString::to_string).unwrap_or_default())),
+            ))?;
+            let mut text = String::new();
+            for r in &read.rows {
+                text.push_str(&r.to_string());
+                text.push('\n');
+            }
+            return Self::parse(&text, path, side, Format::Jsonl);
+        }
         let format = match format.or_else(|| Format::from_path(path)) {
             Some(f) => f,
             None => return Err(Error::UnknownFormat { path: path.to_owned() }),

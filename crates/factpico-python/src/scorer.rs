@@ -69,7 +69,7 @@ impl Scorer {
         serde_json::to_string(&self.options).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
-    /// The provenance recorded in every row, as JSON.
+    /// The run's provenance as JSON (stored once; each row's `run` is its hash).
     fn provenance_json(&self, py: Python<'_>) -> PyResult<String> {
         let s = self.get(py)?;
         serde_json::to_string(s.provenance()).map_err(|e| PyValueError::new_err(e.to_string()))

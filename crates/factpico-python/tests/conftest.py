@@ -89,7 +89,14 @@ class Cli:
         p = subprocess.run(cmd, env=self.env, capture_output=True, text=True, cwd=self.tmp)
         assert p.returncode == 0, f"{' '.join(cmd)} failed:\n{p.stderr}"
         with open(out, encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()], p.stdout
+            rows = [json.loads(line) for line in f if line.strip()]
+        # Output schema 3: the provenance is written once beside the rows; attached here to
+        # each row as the Python API does (one shared object).
+        provenance = json.loads(Path(f"{out}.provenance.json").read_text(encoding="utf-8"))
+        for r in rows:
+            assert r["run"], r
+            r["provenance"] = provenance
+        return rows, p.stdout
 
 
 @pytest.fixture(scope="session")
@@ -101,8 +108,10 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> Cli:
 
 
 def comparable(row: Dict[str, Any]) -> Dict[str, Any]:
-    """A row without what only the CLI knows (the input file's format and field mapping)."""
+    """A row without what only the CLI knows (the input file's format and field mapping, and
+    so the provenance hash ``run``)."""
     r = json.loads(json.dumps(row))
+    r.pop("run", None)
     prov = r.get("provenance")
     if isinstance(prov, dict):
         prov.pop("input", None)

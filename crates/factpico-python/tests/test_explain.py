@@ -38,7 +38,7 @@ def test_explain_text_equals_cli_explain(cli, fixture_pairs, repo: Path) -> None
 
 def test_explain_blocks_from_the_row_alone(fixture_pairs) -> None:
     src, summ, ids = _texts(fixture_pairs[:3])
-    rows = factpico.Scorer(metrics=["alignscore", "rougeL"], **ALIGN).score(src, summ, ids=ids)
+    rows = factpico.Scorer(metrics=["alignscore", "rougeL"], sentence_spans=True, **ALIGN).score(src, summ, ids=ids)
     ex = factpico.explain(rows[0], src[0], summ[0])
     by = {m["metric"]: m for m in ex}
     assert set(by) == {"alignscore", "rougeL"}

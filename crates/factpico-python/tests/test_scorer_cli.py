@@ -141,3 +141,59 @@ def test_score_table_round_trips_to_the_rows(fixture_pairs) -> None:
     # pandas is one call away.
     frame = table.to_pandas()
     assert list(frame["id"]) == [p["id"] for p in fixture_pairs]
+
+
+def test_cli_parquet_and_jsonl_outputs_read_with_pyarrow_polars_and_pandas(cli, repo: Path, report) -> None:
+    """Issue 20: ``factpico score -o x.parquet`` holds the rows of ``-o x.jsonl`` (same scores,
+    bit for bit, nulls, details), in the ``score_table`` layout with the provenance in the
+    metadata; the JSONL is one row per line for pandas and polars, with its provenance once
+    beside it."""
+    import subprocess
+
+    import pandas
+    import polars
+    import pyarrow.parquet as pq
+
+    src = repo / "fixtures" / "pairs.jsonl"
+    out = {ext: cli.tmp / f"x.{ext}" for ext in ("jsonl", "parquet")}
+    for path in out.values():
+        p = subprocess.run([str(cli.exe), "score", str(src), "-o", str(path), "-q"], env=cli.env, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    lines = [json.loads(l) for l in out["jsonl"].read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 12
+    size = out["jsonl"].stat().st_size
+    report.append(f"factpico score fixtures/pairs.jsonl -o x.jsonl: {size} bytes, {size // 12} bytes a row (schema 2: 2,222)")
+    assert size // 12 <= 400
+    assert len(pandas.read_json(out["jsonl"], lines=True)) == 12
+    assert polars.read_ndjson(out["jsonl"]).height == 12
+    provenance = json.loads(Path(f"{out['jsonl']}.provenance.json").read_text(encoding="utf-8"))
+    assert provenance["schema_version"] == factpico.SCHEMA_VERSION == 3
+    assert all(r["run"] == lines[0]["run"] for r in lines)
+
+    table = pq.read_table(out["parquet"])
+    assert json.loads(table.schema.metadata[b"factpico.provenance"]) == provenance
+    columns = [c for c in table.column_names if c not in factpico._table.BASE_COLUMNS + factpico._table.JSON_COLUMNS + factpico._table.TAIL_COLUMNS]
+    assert sorted(columns) == sorted(lines[0]["scores"])
+    assert all(str(table.schema.field(c).type) == "double" for c in columns)
+    back = factpico.rows_from_table(table)
+    assert len({id(b["provenance"]) for b in back}) == 1 and back[0]["provenance"] == provenance
+    for b in back:
+        del b["provenance"]
+    assert back == lines, "the Parquet rows differ from the JSONL rows"
+    frame = polars.read_parquet(out["parquet"])
+    assert frame.height == 12 and frame["id"].to_list() == [r["id"] for r in lines]
+    for c in columns:
+        assert frame[c].to_list() == [r["scores"][c] for r in lines], c
+
+
+def test_rows_share_one_provenance_object() -> None:
+    """Output schema 3: the rows of a call reference one provenance dict (no copy per row) and
+    its hash ``run``; sentence spans only on request."""
+    scorer = factpico.Scorer(["rougeL"])
+    rows = scorer.score(["The trial enrolled 240 adults."] * 3, ["It enrolled 240 adults."] * 3)
+    assert all(r["provenance"] is rows[0]["provenance"] for r in rows)
+    assert rows[0]["provenance"] == scorer.provenance and scorer.provenance is not rows[0]["provenance"]
+    assert len({r["run"] for r in rows}) == 1 and len(rows[0]["run"]) == 16
+    assert "sentences" not in rows[0]
+    spans = factpico.Scorer(["rougeL"], sentence_spans=True).score(["A. B."], ["C."])[0]["sentences"]
+    assert spans == {"source": [[0, 2], [3, 5]], "summary": [[0, 2]]}

@@ -21,7 +21,8 @@
 //!
 //! * [`Scorer`] / [`ScorerOptions`]: choose metrics and options, score pairs (batched,
 //!   parallel); [`Scorer::builder`] adds metrics implemented elsewhere ([`Metric`]).
-//! * [`Report`]: one row of output (scores, documented nulls, warnings, sentence spans, provenance).
+//! * [`Report`]: one row of output (scores, documented nulls, warnings, details, opt-in sentence
+//!   spans, and `run`: the hash of the provenance stored once per output).
 //! * [`units`]: one unit per metric family — registry entry, typed options, builder,
 //!   command-line flags, explanation — listed once; the [`registry`] describes each
 //!   metric's columns, ranges, directions and references.
@@ -45,7 +46,7 @@ pub use metric::{
     RunReport,
     Texts,
 };
-pub use report::{input_sha256, Report, Sentences, Warning, SCHEMA_VERSION};
+pub use report::{input_sha256, provenance_hash, Report, Sentences, Warning, SCHEMA_VERSION};
 pub use scorer::{Scorer, ScorerBuilder};
 #[cfg(feature = "cli")]
 pub use session::RuntimeArgs;
@@ -54,7 +55,7 @@ pub use session::{Device, RuntimeOptions};
 pub use units::UnitArgs;
 pub use units::{MetricUnit, ScorerOptions};
 
-/// Version of this crate (recorded in every report's provenance).
+/// Version of this crate (recorded in the run's provenance).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The ONNX runtime layer (library discovery and setup, model directories),

@@ -8,12 +8,18 @@ use serde::{Deserialize, Serialize};
 /// Version of the output row schema. Bumped on any incompatible change of [`Report`] or of
 /// what its provenance means.
 ///
+/// * 3: provenance once per output, compact rows: a row no longer carries the provenance
+///   but `run`, the [`provenance_hash`] of the provenance written once beside it (`factpico
+///   score` writes `OUT.provenance.json`, or the Parquet metadata key `factpico.provenance`);
+///   sentence spans are opt-in (`sentence_spans`, `--sentences`). `diff`, `report` and
+///   `meta-eval` still read version-2 rows (which carry their provenance); `--resume` refuses
+///   them.
 /// * 2: `provenance.input` (how the input was read: format, field mapping including the
 ///   system field, id derivation, side inputs with their sha256; written by
 ///   `factpico score`), which enters the `--resume` fingerprint; `input_sha256` covers the
 ///   row's extra per-row inputs when it has any. `--resume` refuses version-1 files.
 /// * 1: the first published schema.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// A remark attached to a row, with the metric it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +38,18 @@ pub struct Sentences {
     pub source: Vec<[usize; 2]>,
     /// Sentences of the summary, byte offsets into the summary text.
     pub summary: Vec<[usize; 2]>,
+}
+
+impl Sentences {
+    /// The Punkt sentence spans of both texts, as a row records them with
+    /// [`crate::ScorerOptions::sentence_spans`] (for consumers of rows written without them,
+    /// e.g. `factpico report`).
+    pub fn of(source: &str, summary: &str) -> Self {
+        let spans = |t: &str| -> Vec<[usize; 2]> {
+            factpico_text::Punkt::english().span_tokenize(t).into_iter().map(|s| [s.start, s.end]).collect()
+        };
+        Self { source: spans(source), summary: spans(summary) }
+    }
 }
 
 /// One scored (source, summary) pair.
@@ -71,14 +89,22 @@ pub struct Report {
     /// Why the row was skipped (unreadable input), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
-    /// Sentence spans used by sentence-level metrics.
+    /// Sentence spans used by sentence-level metrics (only with
+    /// [`crate::ScorerOptions::sentence_spans`], off by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sentences: Option<Sentences>,
     /// Metric name → metric-specific detail (per sentence / arc / question).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub details: BTreeMap<String, serde_json::Value>,
-    /// Engine version, schema version, options, model hashes.
-    #[serde(default)]
+    /// [`provenance_hash`] of the run's provenance (engine version, schema version, options,
+    /// model hashes): the provenance itself is written once per output, not in each row
+    /// (output schema 3). `None` in rows of schema 1 and 2, which carry `provenance`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// The run's provenance, in rows of output schema 1 and 2 only (read, never written:
+    /// schema-3 rows carry [`Report::run`] and the provenance is stored once per output);
+    /// `Null` otherwise.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub provenance: serde_json::Value,
 }
 
@@ -87,6 +113,15 @@ impl Report {
     pub fn score(&self, name: &str) -> Option<f64> {
         self.scores.get(name).copied().flatten()
     }
+}
+
+/// The `run` reference of rows scored under `provenance` (output schema 3): the first 16 hex
+/// digits of sha256 of its compact JSON (`serde_json::to_vec`, object keys sorted). Equal
+/// provenance objects give equal hashes whatever the file's whitespace.
+pub fn provenance_hash(provenance: &serde_json::Value) -> String {
+    use sha2::Digest;
+    let bytes = serde_json::to_vec(provenance).unwrap_or_default();
+    hex::encode(&sha2::Sha256::digest(&bytes)[..8])
 }
 
 /// The `input_sha256` of a row, which identifies the texts it was computed from (`score
@@ -104,4 +139,30 @@ pub fn input_sha256(source: &str, summary: &str, extras: &crate::Extras) -> Stri
         h.update(serde_json::to_string(extras).unwrap_or_default().as_bytes());
     }
     hex::encode(&h.finalize()[..8])
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod schema_tests {
+    use super::*;
+
+    /// Output schema 3: a row serialises `run`, never `provenance`; rows of schema 2 (with
+    /// their provenance, without `run`) still deserialise.
+    #[test]
+    fn rows_reference_the_provenance_and_old_rows_still_read() {
+        let prov = serde_json::json!({"schema_version": SCHEMA_VERSION, "engine": "factpico x", "options": {"b": 1, "a": [1.5]}});
+        let run = provenance_hash(&prov);
+        assert_eq!(run.len(), 16);
+        // Whitespace and key order of a file do not change the hash (keys sorted, compact).
+        let reread: serde_json::Value = serde_json::from_str(&serde_json::to_string_pretty(&prov).unwrap()).unwrap();
+        assert_eq!(provenance_hash(&reread), run);
+        assert_ne!(provenance_hash(&serde_json::json!({"schema_version": 2})), run);
+        let r = Report { id: Some("a".into()), run: Some(run.clone()), ..Report::default() };
+        let line = serde_json::to_string(&r).unwrap();
+        assert_eq!(line, format!(r#"{{"id":"a","scores":{{}},"run":"{run}"}}"#));
+        let old: Report = serde_json::from_str(r#"{"id":"a","scores":{"rougeL":0.5},"provenance":{"schema_version":2}}"#).unwrap();
+        assert_eq!((old.run, old.provenance["schema_version"].as_u64()), (None, Some(2)));
+        let s = Sentences::of("One. Two.", "Three.");
+        assert_eq!((s.source, s.summary), (vec![[0, 4], [5, 9]], vec![[0, 6]]));
+    }
 }

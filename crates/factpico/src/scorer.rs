@@ -34,6 +34,8 @@ pub struct Scorer {
     metrics: Vec<Box<dyn Metric>>,
     options: ScorerOptions,
     provenance: serde_json::Value,
+    /// [`crate::provenance_hash`] of `provenance`: each report's `run`.
+    run: String,
 }
 
 impl std::fmt::Debug for Scorer {
@@ -163,7 +165,8 @@ impl ScorerBuilder {
             "metrics": models,
             "summary_columns": metrics.iter().flat_map(|m| m.summary_columns()).collect::<Vec<_>>(),
         });
-        Ok(Scorer { metrics, options, provenance })
+        let run = crate::report::provenance_hash(&provenance);
+        Ok(Scorer { metrics, options, provenance, run })
     }
 }
 
@@ -187,9 +190,16 @@ impl Scorer {
         &self.options
     }
 
-    /// The provenance object recorded in every report.
+    /// The run's provenance (engine, schema version, options, per-metric settings and model
+    /// hashes, summary columns): stored once per output, referenced by every report's `run`
+    /// ([`Scorer::run`]).
     pub fn provenance(&self) -> &serde_json::Value {
         &self.provenance
+    }
+
+    /// [`crate::provenance_hash`] of [`Scorer::provenance`]: the `run` of every report.
+    pub fn run(&self) -> &str {
+        &self.run
     }
 
     /// Names of all output columns, in metric order.
@@ -248,7 +258,7 @@ impl Scorer {
             .map(|p| Report {
                 id: (!p.id.is_empty()).then(|| p.id.to_owned()),
                 sentences: self.options.sentence_spans.then(|| sentences(p.source, p.summary)),
-                provenance: self.provenance.clone(),
+                run: Some(self.run.clone()),
                 ..Report::default()
             })
             .collect();
@@ -407,10 +417,7 @@ fn degenerate(text: &str, side: &'static str) -> Option<&'static str> {
 }
 
 fn sentences(source: &str, summary: &str) -> Sentences {
-    let spans = |t: &str| -> Vec<[usize; 2]> {
-        factpico_text::Punkt::english().span_tokenize(t).into_iter().map(|s| [s.start, s.end]).collect()
-    };
-    Sentences { source: spans(source), summary: spans(summary) }
+    Sentences::of(source, summary)
 }
 
 fn merge(report: &mut Report, info: &'static MetricInfo, out: Result<MetricOutput>) {

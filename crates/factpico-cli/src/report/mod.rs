@@ -128,10 +128,11 @@ fn columns_of(reports: &[Report]) -> Vec<payload::Column> {
 }
 
 /// The per-system table's columns for these rows: those `factpico score` printed, as the
-/// rows' provenance records them (`summary_columns`); for files written before it did, the
-/// primary columns of the registry metrics that produced the rows.
-fn primary_columns(reports: &[Report]) -> Vec<String> {
-    let recorded = reports.iter().find_map(|r| r.provenance.get("summary_columns").and_then(serde_json::Value::as_array));
+/// file's provenance records them (`summary_columns`); for files written before it did (or
+/// without their provenance file), the primary columns of the registry metrics that produced
+/// the rows.
+fn primary_columns(reports: &[Report], provenance: Option<&serde_json::Value>) -> Vec<String> {
+    let recorded = provenance.and_then(|p| p.get("summary_columns")).and_then(serde_json::Value::as_array);
     if let Some(cols) = recorded {
         return cols.iter().filter_map(|c| c.as_str().map(str::to_owned)).collect();
     }
@@ -158,23 +159,27 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         bail!("--ratings needs --aspects: the human rating columns to compare with (e.g. --aspects avg_pio)");
     }
     let mut reports = Vec::new();
-    output::for_each_report(&args.scores, |r| {
+    let file = output::for_each_report(&args.scores, |r| {
         reports.push(r);
         Ok(())
     })?;
+    if let (Some(note), false) = (&file.note, args.quiet) {
+        eprintln!("warning: {}", crate::term::escape_controls(note));
+    }
+    let provenance = file.provenance.as_ref();
     if reports.is_empty() {
         bail!("{} has no rows", args.scores.display());
     }
     let texts = match &args.input {
         Some(input) => {
-            let ((format, fields), origin) = texts::mapping(input, &args.fields, &reports)?;
+            let ((format, fields), origin) = texts::mapping(input, &args.fields, provenance)?;
             let t = texts::read(input, format, &fields, &reports)
                 .with_context(|| format!("{} read with {origin}", input.display()))?;
             Some(t)
         }
         None => None,
     };
-    let primary = primary_columns(&reports);
+    let primary = primary_columns(&reports, provenance);
     let mut table = Summary::new(primary.clone());
     for r in &reports {
         table.add(r);
@@ -192,6 +197,7 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         scores_path: &args.scores,
         input_path: args.input.as_deref(),
         reports: &reports,
+        provenance,
         texts: texts.as_ref(),
         columns: &columns,
         primary: &primary,

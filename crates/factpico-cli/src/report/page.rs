@@ -26,6 +26,8 @@ pub(crate) struct Page<'a> {
     pub scores_path: &'a Path,
     pub input_path: Option<&'a Path>,
     pub reports: &'a [Report],
+    /// The score file's provenance, when it has one.
+    pub provenance: Option<&'a serde_json::Value>,
     pub texts: Option<&'a Texts>,
     pub columns: &'a [Column],
     pub primary: &'a [String],
@@ -52,7 +54,7 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
         csp_hash(CSS)
     );
     let index = payload::embed(&payload::index(p.reports, p.columns))?;
-    let provenance = p.reports.iter().find(|r| !r.provenance.is_null()).map(|r| &r.provenance);
+    let provenance = p.provenance;
     let engine = provenance.and_then(|v| v["engine"].as_str()).unwrap_or("factpico (unknown version)");
     let n_rows = p.reports.len();
     // Most of the page is the row payloads; reserve to avoid regrowing.

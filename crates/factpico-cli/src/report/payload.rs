@@ -142,7 +142,12 @@ pub fn row(r: &Report, source: Option<(usize, &str)>, summary: Option<&str>) -> 
         }
         out
     };
-    let sentences = r.sentences.clone().unwrap_or_default();
+    // Rows record sentence spans only with `score --sentences` (output schema 3): otherwise
+    // they are recomputed from the texts (the same Punkt segmentation).
+    let sentences = match &r.sentences {
+        Some(s) => s.clone(),
+        None => factpico::Sentences::of(source.map_or("", |(_, s)| s), summary.unwrap_or("")),
+    };
     let sent_source = spans(src16.as_ref(), &sentences.source, "abstract sentence");
     let sent_summary = spans(sum16.as_ref(), &sentences.summary, "summary sentence");
     let parts = super::explain::render(r, src16.as_ref(), sum16.as_ref(), &mut problems);

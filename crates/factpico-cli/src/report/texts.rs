@@ -29,12 +29,12 @@ pub struct Texts {
 /// What to pass when the rows and the input disagree.
 const HINT: &str = "pass the input file that was scored, with the same --format/--tsv-quotes/--id-field/--source-field/--summary-field/--id-from/--input-field options as `factpico score`";
 
-/// The input options of a score file's rows when they record them (`provenance.input`,
-/// output schema 2: `{"format": "jsonl|json|csv|tsv", "fields": {"id", "source", "summary",
-/// "system", <side input name>: <field>...}, "derive_id": {"field", "prefix", "hex_len"} |
-/// null, "tsv_quotes": bool}`); `None` for older files.
-pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
-    let input = reports.iter().find_map(|r| r.provenance.get("input").filter(|v| v.is_object()))?;
+/// The input options of a score file when its provenance records them (`provenance.input`,
+/// output schema 2 and later: `{"format": "jsonl|json|csv|tsv", "fields": {"id", "source",
+/// "summary", "system", <side input name>: <field>...}, "derive_id": {"field", "prefix",
+/// "hex_len"} | null, "tsv_quotes": bool}`); `None` for older files or without provenance.
+pub fn recorded_mapping(provenance: Option<&serde_json::Value>) -> Option<(Format, FieldMap)> {
+    let input = provenance?.get("input").filter(|v| v.is_object())?;
     let format = match input["format"].as_str()? {
         "jsonl" => Format::Jsonl,
         "json" => Format::Json,
@@ -77,17 +77,18 @@ pub fn recorded_mapping(reports: &[Report]) -> Option<(Format, FieldMap)> {
     ))
 }
 
-/// The per-row side inputs the metrics that wrote `reports` read (each metric's registry
+/// The per-row side inputs the metrics of the score file read (each metric's registry
 /// `inputs`; the metrics are the keys of `provenance.metrics`), read from the fields
 /// `--input-field NAME=FIELD` names, else from the field called NAME — as `factpico score`
 /// reads them.
 ///
 /// # Errors
 /// An `--input-field` whose name none of those metrics reads.
-fn side_inputs(args: &InputArgs, reports: &[Report]) -> Result<Vec<ExtraField>> {
-    let ran: std::collections::BTreeSet<&str> = reports
-        .iter()
-        .filter_map(|r| r.provenance.get("metrics").and_then(serde_json::Value::as_object))
+fn side_inputs(args: &InputArgs, provenance: Option<&serde_json::Value>) -> Result<Vec<ExtraField>> {
+    let ran: std::collections::BTreeSet<&str> = provenance
+        .and_then(|p| p.get("metrics"))
+        .and_then(serde_json::Value::as_object)
+        .into_iter()
         .flat_map(|m| m.keys().map(String::as_str))
         .collect();
     let mut names: Vec<&str> = Vec::new();
@@ -121,7 +122,7 @@ fn side_inputs(args: &InputArgs, reports: &[Report]) -> Result<Vec<ExtraField>> 
 ///
 /// # Errors
 /// The format cannot be told; an `--input-field` no metric of the file reads.
-pub fn mapping(path: &Path, args: &InputArgs, reports: &[Report]) -> Result<((Format, FieldMap), &'static str)> {
+pub fn mapping(path: &Path, args: &InputArgs, provenance: Option<&serde_json::Value>) -> Result<((Format, FieldMap), &'static str)> {
     let given = args.format.is_some()
         || args.tsv_quotes
         || args.id_field.is_some()
@@ -131,11 +132,11 @@ pub fn mapping(path: &Path, args: &InputArgs, reports: &[Report]) -> Result<((Fo
         || args.system_field != "system"
         || !args.input_fields.is_empty();
     if !given {
-        if let Some(m) = recorded_mapping(reports) {
+        if let Some(m) = recorded_mapping(provenance) {
             return Ok((m, "the field options recorded in the score file"));
         }
     }
-    Ok(((args.format_of(path)?, args.field_map(side_inputs(args, reports)?)), "the given field options"))
+    Ok(((args.format_of(path)?, args.field_map(side_inputs(args, provenance)?)), "the given field options"))
 }
 
 /// Re-reads `path` as `format` with `fields` and checks it against the score rows.
@@ -219,24 +220,21 @@ pub fn read(path: &Path, format: Format, fields: &FieldMap, reports: &[Report]) 
 mod tests {
     use super::*;
 
-    fn with_provenance(p: serde_json::Value) -> Vec<Report> {
-        vec![Report { provenance: p, ..Report::default() }]
-    }
-
     #[test]
     fn a_recorded_field_mapping_is_read_back() {
-        let r = with_provenance(serde_json::json!({"input": {
+        let r = Some(serde_json::json!({"input": {
             "format": "csv", "fields": {"id": null, "source": "abstract", "summary": "plain", "system": "model", "evidence": "spans"},
             "derive_id": {"field": "abstract", "prefix": "sh_", "hex_len": 12}
         }}));
-        let (format, f) = recorded_mapping(&r).unwrap();
+        let (format, f) = recorded_mapping(r.as_ref()).unwrap();
         assert_eq!(format, Format::Csv);
         assert_eq!((f.source.as_str(), f.summary.as_str(), f.system.as_str()), ("abstract", "plain", "model"));
         let d = f.derive_id.unwrap();
         assert_eq!((d.field.as_str(), d.prefix.as_str(), d.hex_len), ("abstract", "sh_", 12));
         assert_eq!(f.extras, vec![ExtraField { name: "evidence".into(), field: "spans".into(), explicit: false }]);
         // Schema 1 rows record nothing.
-        assert!(recorded_mapping(&with_provenance(serde_json::json!({"engine": "factpico 0.1.0"}))).is_none());
+        assert!(recorded_mapping(Some(&serde_json::json!({"engine": "factpico 0.1.0"}))).is_none());
+        assert!(recorded_mapping(None).is_none());
     }
 
     /// Rows scored with a per-row side input: the recorded mapping reads it again and the
@@ -265,12 +263,11 @@ mod tests {
                     row: Some(k as u64 + 1),
                     id: Some(format!("row-{}", k + 1)),
                     input_sha256: Some(input_sha256(s, m, &extras)),
-                    provenance: provenance.clone(),
                     ..Report::default()
                 }
             })
             .collect();
-        let (format, fields) = recorded_mapping(&reports).unwrap();
+        let (format, fields) = recorded_mapping(Some(&provenance)).unwrap();
         let t = read(&input, format, &fields, &reports).unwrap();
         assert_eq!(t.rows[1], Some((1, "B.".to_owned())));
         // The same texts with another side input: refused.
@@ -278,7 +275,7 @@ mod tests {
         let e = read(&input, format, &fields, &reports).unwrap_err().to_string();
         assert!(e.contains("input row 2 (id row-2): its texts hash to input_sha256"), "{e}");
         // Read without the side input (another mapping): refused too.
-        let (_, mut plain) = recorded_mapping(&reports).unwrap();
+        let (_, mut plain) = recorded_mapping(Some(&provenance)).unwrap();
         plain.extras.clear();
         write(&rows);
         assert!(read(&input, format, &plain, &reports).is_err());

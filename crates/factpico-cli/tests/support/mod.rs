@@ -36,6 +36,20 @@ pub fn rows(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
+/// The run's provenance written once beside a JSONL output (`OUT.provenance.json`, output
+/// schema 3), after checking that every row of `out` references it (`run`).
+pub fn provenance(out: &Path) -> Value {
+    let p = PathBuf::from(format!("{}.provenance.json", out.display()));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let run = factpico::provenance_hash(&v);
+    for r in rows(out) {
+        assert_eq!(r["run"], run.as_str(), "row {} references run {} but {} is run {run}", r["id"], r["run"], p.display());
+        assert!(r.get("provenance").is_none(), "schema-3 rows carry no provenance: {r}");
+    }
+    v
+}
+
 /// Writes `bytes` to `dir/name` and returns the path.
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);

@@ -32,7 +32,8 @@ from ._table import rows_from_table, to_table
 
 #: The package version (= the factpico Rust crates' version).
 __version__: str = _native.__version__
-#: Version of the output row schema (``provenance.schema_version`` of every row).
+#: Version of the output row schema (``provenance.schema_version``; 3: rows reference the
+#: provenance, stored once, by its hash ``run``).
 SCHEMA_VERSION: int = _native.SCHEMA_VERSION
 
 

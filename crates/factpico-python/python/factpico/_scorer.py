@@ -155,10 +155,15 @@ class Scorer:
     @property
     def provenance(self) -> Dict[str, Any]:
         """Engine version, output schema version, options and, per metric, its reference and
-        model sha256: the ``provenance`` object of every row."""
+        model sha256 (a copy of the object every row of :meth:`score` shares; each row's
+        ``run`` is its hash)."""
+        return json.loads(json.dumps(self._shared_provenance()))
+
+    def _shared_provenance(self) -> Dict[str, Any]:
+        """The one provenance object the rows of :meth:`score` reference (never copied per row)."""
         if self._provenance is None:
             self._provenance = json.loads(self._native.provenance_json())
-        return json.loads(json.dumps(self._provenance))
+        return self._provenance
 
     def score(
         self,
@@ -190,10 +195,13 @@ class Scorer:
             ``row`` (1-based), ``id``, ``input_sha256``, ``system`` (when given), ``scores``
             (column -> float, or ``None`` for a documented null), ``nulls`` (column -> reason),
             ``warnings`` / ``errors`` (``{"metric", "message"}``), ``sentences`` (byte spans of
-            the Punkt sentences), ``details`` (per metric: per sentence / arc / question) and
-            ``provenance`` (output schema 2, as the CLI's, except ``provenance.input``, which
-            describes how ``factpico score`` read its input file). Empty
-            ``nulls``/``warnings``/``errors``/``details`` are omitted.
+            the Punkt sentences, only with ``sentence_spans=True``), ``details`` (per metric:
+            per sentence / arc / question), ``run`` (the hash of the scorer's provenance) and
+            ``provenance``: one dict shared by all the rows of the call (output schema 3; not a
+            copy per row: do not modify it, or copy it first), as the CLI's provenance file
+            except ``provenance.input``, which describes how ``factpico score`` read its input
+            file (so the CLI's ``run`` differs). Empty ``nulls``/``warnings``/``errors``/
+            ``details`` are omitted.
             An empty input gives ``[]``.
 
         Raises:
@@ -219,7 +227,11 @@ class Scorer:
         extras_json = self._extras_json(per_row_inputs, n) if per_row_inputs else None
         if n == 0:
             return []
-        return json.loads(self._native.score_json(src, summ, id_list, sys_list, extras_json))
+        rows = json.loads(self._native.score_json(src, summ, id_list, sys_list, extras_json))
+        provenance = self._shared_provenance()
+        for r in rows:
+            r["provenance"] = provenance
+        return rows
 
     @property
     def row_inputs(self) -> Dict[str, str]:

@@ -16,6 +16,10 @@ from typing import Any, Dict, List, Optional, Sequence
 #: ``details`` and ``sentences`` hold the row's JSON (null when empty).
 BASE_COLUMNS = ("row", "id", "system", "input_sha256")
 JSON_COLUMNS = ("nulls", "warnings", "errors", "details", "sentences")
+#: String columns after the JSON ones (``skipped``: why an unreadable record was skipped, by
+#: ``factpico score``; ``run``: the provenance hash), in :func:`to_table`'s tables and the
+#: Parquet files ``factpico score -o OUT.parquet`` writes.
+TAIL_COLUMNS = ("skipped", "run")
 
 
 def _pyarrow():
@@ -28,7 +32,7 @@ def _pyarrow():
 
 def columns_dict(rows: Sequence[Dict[str, Any]], columns: Sequence[str]) -> Dict[str, List[Any]]:
     """Rows -> plain column lists (what :func:`to_table` builds its table from)."""
-    out: Dict[str, List[Any]] = {c: [] for c in (*BASE_COLUMNS, *columns, *JSON_COLUMNS)}
+    out: Dict[str, List[Any]] = {c: [] for c in (*BASE_COLUMNS, *columns, *JSON_COLUMNS, *TAIL_COLUMNS)}
     for r in rows:
         for c in BASE_COLUMNS:
             out[c].append(r.get(c))
@@ -38,6 +42,8 @@ def columns_dict(rows: Sequence[Dict[str, Any]], columns: Sequence[str]) -> Dict
         for c in JSON_COLUMNS:
             v = r.get(c)
             out[c].append(json.dumps(v, ensure_ascii=False) if v else None)
+        for c in TAIL_COLUMNS:
+            out[c].append(r.get(c))
     return out
 
 
@@ -46,7 +52,8 @@ def to_table(rows: Sequence[Dict[str, Any]], columns: Sequence[str], provenance:
 
     Columns: ``row`` (int64), ``id``, ``system``, ``input_sha256`` (string), one ``float64``
     column per score (null = documented null, reason in ``nulls``), then ``nulls``,
-    ``warnings``, ``errors``, ``details``, ``sentences`` as JSON text (null when empty). Score
+    ``warnings``, ``errors``, ``details``, ``sentences`` as JSON text (null when empty), then
+    ``skipped`` and ``run`` (string; the layout of ``factpico score -o OUT.parquet``). Score
     fields carry ``description``, ``min``, ``max``, ``direction`` and ``reference`` metadata;
     the schema carries the scorer's ``provenance`` (JSON) under ``factpico.provenance``.
     :func:`rows_from_table` turns it back into the rows (provenance included).
@@ -68,7 +75,7 @@ def to_table(rows: Sequence[Dict[str, Any]], columns: Sequence[str], provenance:
     for c in columns:
         meta = {k: json.dumps(v) if not isinstance(v, str) else v for k, v in info.get(c, {}).items() if k != "name"}
         fields.append(pa.field(c, pa.float64(), metadata=meta or None))
-    fields += [pa.field(c, pa.string()) for c in JSON_COLUMNS]
+    fields += [pa.field(c, pa.string()) for c in (*JSON_COLUMNS, *TAIL_COLUMNS)]
     schema = pa.schema(fields, metadata={"factpico.provenance": json.dumps(provenance)} if provenance else None)
     return pa.Table.from_pydict(data, schema=schema)
 
@@ -82,8 +89,10 @@ def rows_from_table(table, columns: Optional[Sequence[str]] = None) -> List[Dict
     """The rows of a table made by :func:`to_table` (or a pandas DataFrame / list of dicts with
     its columns, e.g. the output of ``factpico.ray`` or ``factpico.spark``), as
     :meth:`factpico.Scorer.score` returned them. ``provenance`` is restored from the schema
-    metadata when present. ``columns``: the score columns (default: every column that is not
-    one of the base or JSON columns)."""
+    metadata when present (one dict shared by the rows). ``columns``: the score columns
+    (default: every column that is not one of the base, JSON or tail columns). Reads the
+    Parquet files of ``factpico score -o OUT.parquet`` too
+    (``rows_from_table(pyarrow.parquet.read_table(path))``)."""
     meta = getattr(getattr(table, "schema", None), "metadata", None) or {}
     provenance = json.loads(meta[b"factpico.provenance"]) if b"factpico.provenance" in meta else None
     if hasattr(table, "to_pylist"):
@@ -93,7 +102,7 @@ def rows_from_table(table, columns: Optional[Sequence[str]] = None) -> List[Dict
     else:
         records = list(table)
     rows = []
-    base = set(BASE_COLUMNS) | set(JSON_COLUMNS)
+    base = set(BASE_COLUMNS) | set(JSON_COLUMNS) | set(TAIL_COLUMNS)
     for raw in records:
         rec = {k: (None if _missing(v) else v) for k, v in raw.items()}
         row: Dict[str, Any] = {}
@@ -109,6 +118,11 @@ def rows_from_table(table, columns: Optional[Sequence[str]] = None) -> List[Dict
         for c in JSON_COLUMNS:
             if rec.get(c):
                 row[c] = json.loads(rec[c])
+        for c in TAIL_COLUMNS:
+            if rec.get(c) is not None:
+                row[c] = rec[c]
+        if row.get("skipped") is not None and all(v is None for v in row["scores"].values()):
+            del row["scores"]
         if provenance is not None:
             row["provenance"] = provenance
         rows.append(row)

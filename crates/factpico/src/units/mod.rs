@@ -147,7 +147,9 @@ macro_rules! units {
             /// Metric names or aliases (see [`crate::registry`]); default `["rougeL", "fkgl"]`
             /// (the model-free ones).
             pub metrics: Vec<String>,
-            /// Record the Punkt sentence spans of both texts in each report (default true).
+            /// Record the Punkt sentence spans of both texts in each report (default false:
+            /// opt-in since output schema 3, `factpico score --sentences`; a consumer can
+            /// recompute them from the texts, as `factpico report` does).
             pub sentence_spans: bool,
             /// Options shared by the model-based metrics: batch size, threads, device.
             pub runtime: RuntimeOptions,
@@ -158,7 +160,7 @@ macro_rules! units {
             fn default() -> Self {
                 Self {
                     metrics: vec!["rougeL".into(), "fkgl".into()],
-                    sentence_spans: true,
+                    sentence_spans: false,
                     runtime: RuntimeOptions::default(),
                     $( $key: Default::default(), )+
                 }
@@ -339,7 +341,7 @@ mod tests {
         let partial: ScorerOptions =
             serde_json::from_str(r#"{"metrics": ["alignscore"], "alignscore": {"mode": "bin_sp"}}"#).unwrap();
         assert_eq!(partial.alignscore.mode, AlignScoreMode::BinSp);
-        assert!(partial.sentence_spans);
+        assert!(!partial.sentence_spans, "sentence spans are opt-in");
         let e = serde_json::from_str::<ScorerOptions>(r#"{"alignscore": {"mdoe": "bin_sp"}}"#).unwrap_err().to_string();
         assert!(e.contains("mdoe"), "{e}");
         let e = serde_json::from_str::<ScorerOptions>(r#"{"alignscore": {"mode": "nli-sp"}}"#).unwrap_err().to_string();
