@@ -9,19 +9,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-const TOL: f64 = 1e-4;
+mod support;
+use support::{bin, rows_with_provenance, stderr};
 
-fn bin() -> Command {
-    static SCRATCH: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    let cwd = SCRATCH.get_or_init(|| tempfile::tempdir().unwrap());
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(cwd.path());
-    c
-}
+const TOL: f64 = 1e-4;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -33,10 +28,6 @@ fn s(p: &Path) -> String {
 
 fn model() -> String {
     s(&root().join("fixtures/models/factcg-deberta-v3-large-tiny"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn goldens() -> Value {
@@ -68,20 +59,6 @@ fn score(args: &[&str]) -> (Vec<Value>, Output) {
     assert!(o.status.success(), "{all:?}: {}", stderr(&o));
     (rows_with_provenance(&out), o)
 }
-
-/// The rows of a score file, each joined with the run's provenance (output schema 3 writes it
-/// once, beside the rows, as `OUT.provenance.json`) under `provenance`.
-fn rows_with_provenance(out: &std::path::Path) -> Vec<Value> {
-    let p = format!("{}.provenance.json", out.display());
-    let prov: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-    let mut rows: Vec<Value> = std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    for r in &mut rows {
-        assert_eq!(r["run"], factpico::provenance_hash(&prov).as_str(), "{r}");
-        r["provenance"] = prov.clone();
-    }
-    rows
-}
-
 
 #[test]
 fn scores_equal_the_reference_with_nulls_and_warnings() {

@@ -9,19 +9,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-const TOL: f64 = 1e-4;
+mod support;
+use support::{bin, rows_with_provenance, stderr};
 
-fn bin() -> Command {
-    static SCRATCH: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    let cwd = SCRATCH.get_or_init(|| tempfile::tempdir().unwrap());
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(cwd.path());
-    c
-}
+const TOL: f64 = 1e-4;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -33,10 +28,6 @@ fn s(p: &Path) -> String {
 
 fn model() -> String {
     s(&root().join("fixtures/models/hhem-tiny"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn goldens() -> Value {
@@ -66,7 +57,7 @@ fn score(args: &[&str]) -> (Vec<Value>, Output) {
     all.extend_from_slice(args);
     let o = bin().args(&all).output().unwrap();
     assert!(o.status.success(), "{all:?}: {}", stderr(&o));
-    (std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect(), o)
+    (rows_with_provenance(&out), o)
 }
 
 fn gold() -> HashMap<String, Value> {

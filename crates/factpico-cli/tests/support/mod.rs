@@ -50,6 +50,17 @@ pub fn provenance(out: &Path) -> Value {
     v
 }
 
+/// The rows of a schema-3 JSONL output, each joined with the run's provenance (written once
+/// beside the rows as `OUT.provenance.json`) under `provenance`, after [`provenance`]'s checks.
+pub fn rows_with_provenance(out: &Path) -> Vec<Value> {
+    let prov = provenance(out);
+    let mut rows = rows(out);
+    for r in &mut rows {
+        r["provenance"] = prov.clone();
+    }
+    rows
+}
+
 /// Writes `bytes` to `dir/name` and returns the path.
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
