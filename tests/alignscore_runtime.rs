@@ -96,3 +96,38 @@ fn roberta_fixture_pair_template() {
     assert_eq!((st.batches, st.pairs), (1, 1));
     eprintln!("roberta_fixture_pair_template: {} encodings compared", TEXTS.len());
 }
+
+/// Issue 23 (class 17): another model's tokenizer, with more ids than the graph's embedding
+/// table, is refused when the model loads (one clear error naming the tokenizer and both
+/// sizes) instead of failing on every row with a raw ONNX Runtime message; for pair models
+/// (AlignScore, SummaC, DAE) and single-sequence models (MiniCheck, FactCG, HHEM, LERC).
+#[test]
+fn a_tokenizer_larger_than_the_embedding_table_is_refused_at_load() {
+    if !alignscore_support::ort_or_skip("a_tokenizer_larger_than_the_embedding_table_is_refused_at_load") {
+        return;
+    }
+    let fixtures = alignscore_support::tiny_model().parent().unwrap().to_owned();
+    let foreign = fixtures.join("dae-tiny/tokenizer.json"); // 6,000 ids; the graphs below embed 1,000
+    let opts = SessionOptions::default().intra_threads(1);
+    for name in ["alignscore-tiny", "minicheck-roberta-large-tiny"] {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["factpico.json", "model.onnx"] {
+            std::fs::copy(fixtures.join(name).join(f), dir.path().join(f)).unwrap();
+        }
+        std::fs::copy(&foreign, dir.path().join("tokenizer.json")).unwrap();
+        let e = if name == "alignscore-tiny" {
+            PairClassifier::load(dir.path(), &opts).map(|_| ()).unwrap_err()
+        } else {
+            factpico_runtime::sequence::SequenceClassifier::load(dir.path(), &opts).map(|_| ()).unwrap_err()
+        };
+        let e = e.to_string();
+        assert!(e.contains("has 6000 ids but the graph cannot embed id 5999") && e.contains("does not belong to this model"), "{name}: {e}");
+        // With its own tokenizer the same graph loads.
+        std::fs::copy(fixtures.join(name).join("tokenizer.json"), dir.path().join("tokenizer.json")).unwrap();
+        if name == "alignscore-tiny" {
+            PairClassifier::load(dir.path(), &opts).unwrap();
+        } else {
+            factpico_runtime::sequence::SequenceClassifier::load(dir.path(), &opts).unwrap();
+        }
+    }
+}

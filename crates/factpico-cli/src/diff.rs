@@ -81,12 +81,41 @@ fn show(k: &Key) -> String {
     }
 }
 
-fn load(path: &std::path::Path) -> Result<BTreeMap<Key, Report>> {
+/// Column names, interned across both files (a row keeps indices, not names).
+#[derive(Default)]
+struct Columns {
+    names: Vec<String>,
+    index: std::collections::HashMap<String, u32>,
+}
+
+impl Columns {
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
+    }
+}
+
+/// What `diff` keeps of a row: its values by column index, sorted by name. Details, null
+/// reasons, warnings and texts are dropped as each row is read, so memory grows with rows ×
+/// columns only (about 100 bytes a row with the default metrics).
+type Values = Box<[(u32, Option<f64>)]>;
+
+fn value(v: &Values, c: u32) -> Option<f64> {
+    v.iter().find(|(i, _)| *i == c).and_then(|(_, x)| *x)
+}
+
+fn load(path: &std::path::Path, columns: &mut Columns) -> Result<BTreeMap<Key, Values>> {
     let mut m = BTreeMap::new();
     let mut dup = None;
     output::for_each_report(path, |r| {
         let k = key(&r);
-        if m.insert(k.clone(), r).is_some() && dup.is_none() {
+        let v: Values = r.scores.iter().map(|(c, x)| (columns.intern(c), *x)).collect();
+        if m.insert(k.clone(), v).is_some() && dup.is_none() {
             dup = Some(k);
         }
         Ok(())
@@ -108,13 +137,13 @@ fn load(path: &std::path::Path) -> Result<BTreeMap<Key, Report>> {
 /// pairs, a column named that is in neither file, or no value compared at all (a gate that
 /// compares nothing must not pass).
 pub fn run(args: &DiffArgs) -> Result<i32> {
-    let old = load(&args.old)?;
-    let new = load(&args.new)?;
+    let mut columns = Columns::default();
+    let old = load(&args.old, &mut columns)?;
+    let new = load(&args.new, &mut columns)?;
     let tols: BTreeMap<&str, f64> = args.tols.iter().map(|(c, t)| (c.as_str(), *t)).collect();
     // Every column named on the command line must exist in one of the files: a gate that
     // compares nothing must not pass.
-    let present: std::collections::BTreeSet<&str> =
-        old.values().chain(new.values()).flat_map(|r| r.scores.keys().map(String::as_str)).collect();
+    let present: std::collections::BTreeSet<&str> = columns.names.iter().map(String::as_str).collect();
     for c in args.columns.iter().map(String::as_str).chain(tols.keys().copied()) {
         if !present.contains(c) {
             bail!(
@@ -123,72 +152,91 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
             );
         }
     }
-    let only_old: Vec<&Key> = old.keys().filter(|k| !new.contains_key(*k)).collect();
-    let only_new: Vec<&Key> = new.keys().filter(|k| !old.contains_key(*k)).collect();
+    let requested: Option<Vec<u32>> =
+        (!args.columns.is_empty()).then(|| args.columns.iter().filter_map(|c| columns.index.get(c).copied()).collect());
+    let tol_of: Vec<f64> = columns.names.iter().map(|c| tols.get(c.as_str()).copied().unwrap_or(args.default_tol)).collect();
+    let (mut only_old, mut only_new) = (Vec::new(), 0usize);
+    let mut first_only_new: Vec<&Key> = Vec::new();
+    for k in new.keys().filter(|k| !old.contains_key(*k)) {
+        only_new += 1;
+        if first_only_new.len() < 5 {
+            first_only_new.push(k);
+        }
+    }
+    // Only the drifts printed are kept; the others are counted per column.
     let mut drifts = Vec::new();
+    let mut drifted = 0usize;
+    let mut by_col: BTreeMap<&str, usize> = BTreeMap::new();
     let mut compared = 0u64;
+    let mut common = 0usize;
     for (id, o) in &old {
-        let Some(n) = new.get(id) else { continue };
-        let cols: Vec<String> = if args.columns.is_empty() {
-            let mut c: Vec<String> = o.scores.keys().chain(n.scores.keys()).cloned().collect();
-            c.sort();
-            c.dedup();
-            c
-        } else {
-            args.columns.clone()
+        let Some(n) = new.get(id) else {
+            if only_old.len() < 5 {
+                only_old.push(id);
+            }
+            continue;
+        };
+        common += 1;
+        let cols: Vec<u32> = match &requested {
+            Some(r) => r.clone(),
+            None => {
+                // Sorted by name, as before: the table's order.
+                let mut c: Vec<u32> = o.iter().chain(n.iter()).map(|(i, _)| *i).collect();
+                c.sort_by(|a, b| columns.names[*a as usize].cmp(&columns.names[*b as usize]));
+                c.dedup();
+                c
+            }
         };
         for c in cols {
             compared += 1;
-            let (a, b) = (o.score(&c), n.score(&c));
-            let tol = tols.get(c.as_str()).copied().unwrap_or(args.default_tol);
+            let (a, b) = (value(o, c), value(n, c));
+            let tol = tol_of[c as usize];
             let same = match (a, b) {
                 (Some(x), Some(y)) => (x - y).abs() <= tol,
                 (None, None) => true,
                 _ => false,
             };
             if !same {
-                drifts.push(Drift { id: show(id), column: c, old: a, new: b });
+                let column = columns.names[c as usize].as_str();
+                drifted += 1;
+                *by_col.entry(column).or_default() += 1;
+                if drifts.len() < args.max_print {
+                    drifts.push(Drift { id: show(id), column: column.to_owned(), old: a, new: b });
+                }
             }
         }
     }
+    let only_old_count = old.len() - common;
     let fmt = |v: Option<f64>| v.map_or_else(|| "null".to_owned(), |x| format!("{x}"));
-    if !drifts.is_empty() {
+    if drifted > 0 {
         use std::fmt::Write as _;
         let mut table = String::from("| row | column | old | new | abs. diff |\n|---|---|---:|---:|---:|\n");
-        for d in drifts.iter().take(args.max_print) {
+        for d in &drifts {
             let delta = match (d.old, d.new) {
                 (Some(x), Some(y)) => format!("{:.3e}", (x - y).abs()),
                 _ => "null vs value".into(),
             };
             let _ = writeln!(table, "| {} | {} | {} | {} | {} |", d.id, d.column, fmt(d.old), fmt(d.new), delta);
         }
-        if drifts.len() > args.max_print {
-            let _ = writeln!(table, "… and {} more", drifts.len() - args.max_print);
+        if drifted > args.max_print {
+            let _ = writeln!(table, "… and {} more", drifted - args.max_print);
         }
         // A closed standard output (`| head`) stops the table; the exit code still says drift.
         // Ids and systems are data: escaped for the terminal.
         output::print_stdout(&escape_controls(&table))?;
     }
-    let mut by_col: BTreeMap<&str, usize> = BTreeMap::new();
-    for d in &drifts {
-        *by_col.entry(d.column.as_str()).or_default() += 1;
-    }
     eprintln!(
-        "compared {compared} values over {} common rows: {} drifted{}; {} rows only in OLD, {} only in NEW",
-        old.len() - only_old.len(),
-        drifts.len(),
+        "compared {compared} values over {common} common rows: {drifted} drifted{}; {only_old_count} rows only in OLD, {only_new} only in NEW",
         if by_col.is_empty() {
             String::new()
         } else {
             format!(" ({})", by_col.iter().map(|(c, n)| format!("{c}: {n}")).collect::<Vec<_>>().join(", "))
         },
-        only_old.len(),
-        only_new.len()
     );
-    for (what, ids) in [("only in OLD", &only_old), ("only in NEW", &only_new)] {
-        if !ids.is_empty() {
-            let ex: Vec<String> = ids.iter().take(5).map(|k| show(k)).collect();
-            eprintln!("rows {what}: {}{}", escape_controls(&ex.join(", ")), if ids.len() > 5 { ", …" } else { "" });
+    for (what, ids, n) in [("only in OLD", &only_old, only_old_count), ("only in NEW", &first_only_new, only_new)] {
+        if n > 0 {
+            let ex: Vec<String> = ids.iter().map(|k| show(k)).collect();
+            eprintln!("rows {what}: {}{}", escape_controls(&ex.join(", ")), if n > 5 { ", …" } else { "" });
         }
     }
     if compared == 0 {
@@ -197,5 +245,5 @@ pub fn run(args: &DiffArgs) -> Result<i32> {
             if args.columns.is_empty() { String::new() } else { " among --columns".to_owned() }
         );
     }
-    Ok(i32::from(!drifts.is_empty() || !only_old.is_empty() || !only_new.is_empty()))
+    Ok(i32::from(drifted > 0 || only_old_count > 0 || only_new > 0))
 }

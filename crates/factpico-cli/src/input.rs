@@ -6,6 +6,8 @@
 //! loaded whole: JSONL and CSV are read record by record, a JSON array is parsed
 //! element by element on a reader thread through a bounded channel.
 
+mod json_record;
+
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -568,8 +570,16 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                     )))
                 }
             };
-            let value: serde_json::Value = match serde_json::from_str(text) {
-                Ok(v) => v,
+            let parsed = {
+                use serde::de::DeserializeSeed as _;
+                let mut de = serde_json::Deserializer::from_str(text);
+                json_record::RecordSeed(&self.fields).deserialize(&mut de).and_then(|p| de.end().map(|()| p))
+            };
+            let value = match parsed {
+                Ok(p) => match p.depth_error() {
+                    Some(e) => return Some(Err(RowError::new(row, p.id(&self.fields), format!("line {line}: {e}")))),
+                    None => p.value,
+                },
                 Err(e) => {
                     let hint = if ["NaN", "Infinity"].iter().any(|t| text.contains(t)) {
                         " (NaN and Infinity are not valid JSON; write null or a string)"
@@ -588,14 +598,14 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
 fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Iterator<Item = Record> + Send {
     use serde::de::{Deserializer, SeqAccess, Visitor};
 
-    struct Elements(mpsc::SyncSender<std::result::Result<serde_json::Value, String>>);
+    struct Elements(mpsc::SyncSender<std::result::Result<json_record::Parsed, String>>, FieldMap);
     impl<'de> Visitor<'de> for Elements {
         type Value = ();
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("a JSON array of objects")
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
-            while let Some(v) = seq.next_element::<serde_json::Value>()? {
+            while let Some(v) = seq.next_element_seed(json_record::RecordSeed(&self.1))? {
                 if self.0.send(Ok(v)).is_err() {
                     break; // receiver gone
                 }
@@ -605,9 +615,10 @@ fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Ite
     }
 
     let (tx, rx) = mpsc::sync_channel(256);
+    let thread_fields = fields.clone();
     let handle = std::thread::spawn(move || {
         let mut de = serde_json::Deserializer::from_reader(reader);
-        let res = de.deserialize_seq(Elements(tx.clone())).and_then(|()| de.end());
+        let res = de.deserialize_seq(Elements(tx.clone(), thread_fields)).and_then(|()| de.end());
         if let Err(e) = res {
             let _ = tx.send(Err(e.to_string()));
         }
@@ -628,7 +639,10 @@ fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Ite
     .map(move |item| {
         row += 1;
         match item {
-            Ok(v) => from_json(v, row, &format!("array element {row}"), &fields),
+            Ok(p) => match p.depth_error() {
+                Some(e) => Err(RowError::new(row, p.id(&fields), format!("array element {row}: {e}"))),
+                None => from_json(p.value, row, &format!("array element {row}"), &fields),
+            },
             Err(e) => Err(RowError::fatal(
                 row,
                 format!("array element {row}: malformed JSON: {e}; the rest of the file cannot be read"),

@@ -174,6 +174,18 @@ impl AtomicJsonl {
         Ok(())
     }
 
+    /// Appends one row as the bytes already written for it (`line`, its newline included):
+    /// a row kept from a finished output stays byte-identical.
+    ///
+    /// # Errors
+    /// I/O failure (the message names the file or standard output).
+    pub fn write_line(&mut self, line: &[u8]) -> Result<()> {
+        if let Err(e) = self.writer().write_all(line) {
+            return Err(self.io_error(e));
+        }
+        Ok(())
+    }
+
     fn io_error(&self, e: std::io::Error) -> anyhow::Error {
         match &self.sink {
             // PartialFile's errors already name the file.
@@ -206,6 +218,104 @@ impl AtomicJsonl {
                 Ok(None)
             }
         }
+    }
+}
+
+/// A finished output (no partial file) reopened by `--resume` to retry the rows that carry
+/// metric failures (`errors`): its rows are read back in order, one per input record, while
+/// the new output is written; the others are copied byte for byte. Streams: one line in memory.
+pub struct Finished {
+    reader: BufReader<std::fs::File>,
+    path: PathBuf,
+    run: String,
+    line: u64,
+}
+
+/// What [`Finished::open`] found in the finished output.
+#[derive(Debug, Clone, Copy)]
+pub struct FinishedRows {
+    /// Rows in the file.
+    pub rows: u64,
+    /// Rows carrying metric failures (to be scored again).
+    pub failed: u64,
+}
+
+impl Finished {
+    /// True when `out` exists and no partial file of it does: `--resume` then retries the
+    /// finished output's failed rows instead of continuing an interrupted run.
+    #[must_use]
+    pub fn applies(out: &Path) -> bool {
+        out.exists() && std::fs::symlink_metadata(partial_path(out)).is_err()
+    }
+
+    /// Opens the finished output `out` for a retry. Its provenance file must hold exactly
+    /// `provenance` (as for resuming an interrupted run), every line must be a complete row of
+    /// this output schema referencing it, and at least one row must carry a failure.
+    ///
+    /// # Errors
+    /// The file or its provenance file cannot be read, a line is not a row of this schema or
+    /// references another run, the provenance differs, or no row carries a failure (then the
+    /// output is complete: nothing to resume).
+    pub fn open(out: &Path, provenance_file: &Path, provenance: &serde_json::Value) -> Result<(Self, FinishedRows)> {
+        let then = read_provenance_for_resume(provenance_file, out)?;
+        if then != *provenance {
+            bail!(
+                "--resume: {} was written with different options, models or input (format, field mapping, side inputs) ({}); rerun without --resume",
+                out.display(),
+                describe_difference(&then, provenance)
+            );
+        }
+        let run = factpico::provenance_hash(&then);
+        let open = || -> Result<BufReader<std::fs::File>> {
+            Ok(BufReader::new(std::fs::File::open(out).with_context(|| format!("--resume: cannot read {}", out.display()))?))
+        };
+        let mut this = Self { reader: open()?, path: out.to_owned(), run, line: 0 };
+        let mut counts = FinishedRows { rows: 0, failed: 0 };
+        while let Some((report, _)) = this.next_row()? {
+            counts.rows += 1;
+            counts.failed += u64::from(!report.errors.is_empty());
+        }
+        if counts.failed == 0 {
+            bail!(
+                "--resume: {} is already complete and none of its {} rows carries a metric failure (no {} to resume either); remove it to score again",
+                out.display(),
+                counts.rows,
+                partial_path(out).display()
+            );
+        }
+        this.reader = open()?;
+        this.line = 0;
+        Ok((this, counts))
+    }
+
+    /// The next row and its line's bytes (newline included); `None` at the end of the file.
+    ///
+    /// # Errors
+    /// I/O failure, an incomplete last line, a line that is not a row of this output schema,
+    /// or a row of another run.
+    pub fn next_row(&mut self) -> Result<Option<(Report, Vec<u8>)>> {
+        let mut line = Vec::new();
+        let n = self.reader.read_until(b'\n', &mut line).with_context(|| format!("cannot read {}", self.path.display()))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        if line.last() != Some(&b'\n') {
+            bail!("--resume: line {} of {} is incomplete: the file is not a finished output; rerun without --resume", self.line, self.path.display());
+        }
+        let report: Report = serde_json::from_slice(&line)
+            .with_context(|| format!("--resume: line {} of {} is not a valid factpico row", self.line, self.path.display()))?;
+        check_schema(&report, self.line, &self.path)?;
+        if report.run.as_deref() != Some(self.run.as_str()) {
+            bail!(
+                "--resume: line {} of {} references run {} but its provenance file is run {}: they belong to different runs; rerun without --resume",
+                self.line,
+                self.path.display(),
+                report.run.as_deref().unwrap_or("none"),
+                self.run
+            );
+        }
+        Ok(Some((report, line)))
     }
 }
 
@@ -574,7 +684,7 @@ pub enum RowWriter {
     /// JSON lines.
     Jsonl(AtomicJsonl),
     /// A Parquet table and the rows of the current block.
-    Parquet(factpico_io::parquet_rows::ParquetRows, Vec<serde_json::Value>),
+    Parquet(Box<factpico_io::parquet_rows::ParquetRows>, Vec<serde_json::Value>),
 }
 
 impl RowWriter {
@@ -583,7 +693,7 @@ impl RowWriter {
     /// # Errors
     /// The file cannot be created.
     pub fn parquet(out: &Path, columns: &[&str], provenance: &serde_json::Value) -> Result<Self> {
-        Ok(Self::Parquet(factpico_io::parquet_rows::ParquetRows::create(out, columns, provenance)?, Vec::new()))
+        Ok(Self::Parquet(Box::new(factpico_io::parquet_rows::ParquetRows::create(out, columns, provenance)?), Vec::new()))
     }
 
     /// Appends one row.
@@ -597,6 +707,18 @@ impl RowWriter {
                 pending.push(serde_json::to_value(report).context("cannot serialise a row")?);
                 Ok(())
             }
+        }
+    }
+
+    /// Appends one row as the bytes already written for it (JSON lines only: a retry of a
+    /// finished output, which Parquet outputs refuse before any writer exists).
+    ///
+    /// # Errors
+    /// I/O failure; a Parquet writer.
+    pub fn write_line(&mut self, line: &[u8]) -> Result<()> {
+        match self {
+            Self::Jsonl(w) => w.write_line(line),
+            Self::Parquet(..) => bail!("a Parquet output cannot copy JSON lines"),
         }
     }
 
@@ -623,7 +745,7 @@ impl RowWriter {
         self.flush()?;
         match self {
             Self::Jsonl(w) => w.finish(),
-            Self::Parquet(w, _) => Ok(Some(w.finish()?)),
+            Self::Parquet(w, _) => Ok(Some((*w).finish()?)),
         }
     }
 }

@@ -291,6 +291,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         Ok(())
     };
 
+    let mut retry: Option<output::Finished> = None;
     let (mut writer, skip) = match (&out_path, args.resume) {
         (Some(out), _) if kind == OutKind::Parquet => {
             let w = output::RowWriter::parquet(out, &scorer.columns(), &provenance)?;
@@ -298,6 +299,21 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                 output::write_provenance(p, &provenance)?;
             }
             (w, 0)
+        }
+        (Some(out), true) if output::Finished::applies(out) => {
+            // A finished output: its rows carrying metric failures are scored again, the
+            // others kept byte for byte (checked against the input as they are copied).
+            let prov_file = provenance_file.clone().unwrap_or_else(|| output::provenance_path(out));
+            let (finished, n) = output::Finished::open(out, &prov_file, &provenance)?;
+            if !args.quiet {
+                eprintln!(
+                    "resuming a finished output: {} of its {} rows carry metric failures and are scored again; the others are kept as written",
+                    n.failed, n.rows
+                );
+            }
+            retry = Some(finished);
+            let (w, _) = AtomicJsonl::create(out)?;
+            (output::RowWriter::Jsonl(w), 0)
         }
         (Some(out), true) => {
             // Every row already written must be the scoring of the same input record.
@@ -308,33 +324,10 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                 count(rep, &mut csv, &mut summary)
             })?;
             for (i, (id, hash, system)) in done.iter().enumerate() {
-                let n = i + 1;
-                match records.next() {
-                    None => bail!("--resume: the partial output has more rows ({}) than the input; wrong input file?", done.len()),
-                    Some(Ok(rec)) => {
-                        if id.as_deref() != Some(rec.id.as_str()) || hash.as_deref() != Some(input_sha256(&rec.source, &rec.summary, &rec.extras).as_str()) {
-                            bail!(
-                                "--resume: input row {n} (id {}) is not the row already written as row {n} (id {}): a different input file, row order or field mapping; rerun without --resume",
-                                rec.id,
-                                id.as_deref().unwrap_or("none")
-                            );
-                        }
-                        if hash.is_some() && rec.system != *system {
-                            let show = |s: &Option<String>| s.as_deref().map_or_else(|| "none".to_owned(), |s| format!("`{s}`"));
-                            bail!(
-                                "--resume: input row {n} (id {}) has system {} but was written with system {}: the system values or --system-field changed; rerun without --resume",
-                                rec.id,
-                                show(&rec.system),
-                                show(system)
-                            );
-                        }
-                    }
-                    Some(Err(e)) => {
-                        if hash.is_some() {
-                            bail!("--resume: input row {n} cannot be read now ({}) but was scored before; wrong input file?", e.message);
-                        }
-                    }
-                }
+                let Some(rec) = records.next() else {
+                    bail!("--resume: the partial output has more rows ({}) than the input; wrong input file?", done.len())
+                };
+                check_written_row(i as u64 + 1, id.as_deref(), hash.as_deref(), system.as_deref(), &rec)?;
             }
             if !args.quiet {
                 eprintln!(
@@ -376,7 +369,12 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     progress.set_position(skip);
 
     let block = usize::try_from(args.block_size).unwrap_or(256);
+    let retrying = retry.is_some();
+    // A retry that stops early leaves the finished output as it was, and no partial file
+    // (which the next --resume would continue instead of retrying).
+    let mut discard = DiscardPartial(out_path.as_deref().filter(|_| retrying).map(output::partial_path));
     let keep_note = |rows: u64| match &out_path {
+        Some(out) if retrying => format!("; {} is left as it was (the next --resume retries its failed rows)", out.display()),
         Some(_) if rows == 0 => "; no row was scored before it".to_owned(),
         Some(out) if kind == OutKind::Parquet => format!(
             "; {} is not written (a Parquet file is written whole: score to .jsonl to keep the {rows} rows before it and --resume)",
@@ -389,26 +387,52 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     };
     let mut first_skipped: Option<String> = None;
     let mut explaining = args.explain;
+    let mut seen = skip;
     loop {
         let mut recs: Vec<Record> = records.by_ref().take(block).collect();
         if recs.is_empty() {
+            if let Some(row) = retry.as_mut().map(output::Finished::next_row).transpose()?.flatten() {
+                bail!("--resume: the output has more rows than the input (row {} has id {}); wrong input file?", seen + 1, row.0.id.as_deref().unwrap_or("none"));
+            }
             break;
+        }
+        // --resume of a finished output: the rows written without failures are kept.
+        let mut kept: Vec<Option<(Report, Vec<u8>)>> = Vec::with_capacity(recs.len());
+        for rec in &recs {
+            seen += 1;
+            let Some(f) = retry.as_mut() else {
+                kept.push(None);
+                continue;
+            };
+            let Some((row, line)) = f.next_row()? else {
+                bail!("--resume: the output has fewer rows ({}) than the input; wrong input file?", seen - 1)
+            };
+            check_written_row(seen, row.id.as_deref(), row.input_sha256.as_deref(), row.system.as_deref(), rec)?;
+            kept.push(row.errors.is_empty().then_some((row, line)));
         }
         // --on-error fail: the rows before the first unreadable one are still scored and kept.
         // An error after which the rest of the input cannot be read stops the run whatever
         // --on-error says: a run that could not read all its input must not look complete.
         let mut unreadable = None;
         let stops = |r: &Record| r.as_ref().err().is_some_and(|e| e.fatal || args.on_error == OnError::Fail);
-        if let Some(i) = recs.iter().position(stops) {
+        if let Some(i) = recs.iter().zip(&kept).position(|(r, k)| k.is_none() && stops(r)) {
             unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
+            kept.truncate(i);
         }
         let pairs: Vec<Pair<'_>> = recs
             .iter()
-            .filter_map(|r| r.as_ref().ok())
+            .zip(&kept)
+            .filter(|(_, k)| k.is_none())
+            .filter_map(|(r, _)| r.as_ref().ok())
             .map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras))
             .collect();
         let mut scored = scorer.score_pairs(&pairs).into_iter();
-        for rec in &recs {
+        for (rec, keep) in recs.iter().zip(kept) {
+            if let Some((row, line)) = keep {
+                writer.write_line(&line)?;
+                count(&row, &mut csv, &mut summary)?;
+                continue;
+            }
             let report = match rec {
                 Ok(row) => {
                     let mut rep = scored.next().unwrap_or_default();
@@ -419,7 +443,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     rep.run = Some(run.clone());
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
-                            writer.write(&rep)?;
+                            // The failing row is not kept: --resume scores it again.
                             writer.flush()?;
                             progress.abandon();
                             bail!("row {} (id {}): {}: {}{}", row.row, row.id, err.metric, err.message, keep_note(summary.rows()));
@@ -449,6 +473,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     }
     progress.finish_and_clear();
     let out = writer.finish()?;
+    discard.0 = None;
     // From here on the rows are committed: a later failure says so.
     let rows_are = |what: &str| match &out {
         Some(o) => format!("the rows are complete in {}, but {what}", o.display()),
@@ -540,6 +565,53 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         return Ok(3);
     }
     Ok(0)
+}
+
+/// Removes the partial file it names when dropped (a retry of a finished output that stopped
+/// early); disarmed (`None`) once the output is committed.
+struct DiscardPartial(Option<PathBuf>);
+
+impl Drop for DiscardPartial {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Checks that input record `n` (1-based) is the record a written row was computed from
+/// (`id`, `hash` = its `input_sha256`, `system`), as `--resume` requires.
+///
+/// # Errors
+/// A different record (id or texts), system, or a record that cannot be read now but was
+/// scored before.
+fn check_written_row(n: u64, id: Option<&str>, hash: Option<&str>, system: Option<&str>, rec: &Record) -> Result<()> {
+    match rec {
+        Ok(rec) => {
+            if id != Some(rec.id.as_str()) || hash != Some(input_sha256(&rec.source, &rec.summary, &rec.extras).as_str()) {
+                bail!(
+                    "--resume: input row {n} (id {}) is not the row already written as row {n} (id {}): a different input file, row order or field mapping; rerun without --resume",
+                    rec.id,
+                    id.unwrap_or("none")
+                );
+            }
+            if hash.is_some() && rec.system.as_deref() != system {
+                let show = |s: Option<&str>| s.map_or_else(|| "none".to_owned(), |s| format!("`{s}`"));
+                bail!(
+                    "--resume: input row {n} (id {}) has system {} but was written with system {}: the system values or --system-field changed; rerun without --resume",
+                    rec.id,
+                    show(rec.system.as_deref()),
+                    show(system)
+                );
+            }
+        }
+        Err(e) => {
+            if hash.is_some() {
+                bail!("--resume: input row {n} cannot be read now ({}) but was scored before; wrong input file?", e.message);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `--dry-run`: reads the input and prints what the run would cost per metric, from the

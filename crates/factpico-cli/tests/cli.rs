@@ -1005,3 +1005,60 @@ fn parquet_output_is_read_by_diff_report_and_meta_eval() {
     assert!(stdout_rows.iter().all(|r| r["run"] == factpico::provenance_hash(&p).as_str()));
     assert_eq!(stdout_rows, rows(&jsonl));
 }
+
+/// Issue 23, class 2: `--resume` of a finished output whose rows carry metric failures
+/// (`errors`) scores exactly those rows again and copies every other line byte for byte; the
+/// result is the uninterrupted run's file. A finished output of another input is refused.
+#[test]
+fn resume_of_a_finished_output_retries_exactly_the_failed_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = big_input(dir.path(), 30);
+    let out = dir.path().join("o.jsonl");
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let clean = std::fs::read_to_string(&out).unwrap();
+    // Rows 3 and 17 carry a failure (as a transient failure under --on-error skip leaves
+    // them: null value, error recorded); row 5's other lines are edited in a way a re-score
+    // would undo, so that copying (not re-scoring) the rows without failures is visible.
+    let mut lines: Vec<String> = clean.lines().map(str::to_owned).collect();
+    for i in [2, 16] {
+        let mut v: serde_json::Value = serde_json::from_str(&lines[i]).unwrap();
+        v["scores"]["rougeL"] = serde_json::Value::Null;
+        v["errors"] = serde_json::json!([{"metric": "rougeL", "message": "metric `rougeL` failed: transient"}]);
+        lines[i] = serde_json::to_string(&v).unwrap();
+    }
+    let mut v: serde_json::Value = serde_json::from_str(&lines[4]).unwrap();
+    v["scores"]["fkgl"] = serde_json::json!(99.5);
+    lines[4] = serde_json::to_string(&v).unwrap();
+    let failed: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&out, &failed).unwrap();
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 of its 30 rows carry metric failures"), "{}", stderr(&o));
+    let after = std::fs::read_to_string(&out).unwrap();
+    for (i, (a, c)) in after.lines().zip(clean.lines()).enumerate() {
+        match i {
+            4 => assert_eq!(a, lines[4], "a row without failures is copied as written"),
+            _ => assert_eq!(a, c, "row {}: the re-scored rows equal the uninterrupted run's", i + 1),
+        }
+    }
+    assert_eq!(after.lines().count(), 30);
+    assert!(!dir.path().join("o.jsonl.partial").exists());
+    // Now complete: a second --resume has nothing to do.
+    let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume"]);
+    assert!(!o.status.success() && stderr(&o).contains("already complete and none of its 30 rows carries a metric failure"), "{}", stderr(&o));
+    // Against a shorter or another input, the finished output is refused and left alone.
+    std::fs::write(&out, &failed).unwrap();
+    std::fs::create_dir(dir.path().join("short")).unwrap();
+    let short = big_input(&dir.path().join("short"), 20);
+    let o = run(&["score", short.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the output has more rows than the input"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), failed, "a refused retry leaves the output as it was");
+    let other = write(dir.path(), "other.jsonl", GOOD.as_bytes());
+    let o = run(&["score", other.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--resume: input row 1 (id a) is not the row already written as row 1 (id r0)"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), failed);
+    assert!(!dir.path().join("o.jsonl.partial").exists(), "a refused retry leaves no partial file");
+}

@@ -155,3 +155,30 @@ fn hhem_and_factcg_together() {
     let list = String::from_utf8_lossy(&o.stdout);
     assert!(list.contains("hhem") && list.contains("hhem_label"), "{list}");
 }
+
+/// Issue 23, class 2: under `--on-error fail` the row whose metric failed is not kept in the
+/// partial output (only the rows before it are, as the message says), so `--resume` scores it
+/// again instead of counting it done; a resume that meets the same failure stops there again.
+#[test]
+fn a_failed_row_is_not_kept_for_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input(dir.path());
+    let out = dir.path().join("out.jsonl");
+    let partial = dir.path().join("out.jsonl.partial");
+    let m = model();
+    let args = ["score", input.to_str().unwrap(), "-q", "-o", out.to_str().unwrap(), "--metrics", "hhem", "--hhem-model", &m];
+    let before = std::fs::read_to_string(&input).unwrap().lines().position(|l| l.contains("\"x_long_premise\"")).unwrap();
+    for resume in [false, true] {
+        let mut all = args.to_vec();
+        if resume {
+            all.push("--resume");
+        }
+        let o = bin().args(&all).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("the {before} rows before it are kept in")), "{}", stderr(&o));
+        let kept: Vec<Value> = std::fs::read_to_string(&partial).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(kept.len(), before, "resume {resume}");
+        assert!(kept.iter().all(|r| r["id"] != "x_long_premise" && r.get("errors").is_none()), "resume {resume}");
+        assert!(!out.exists());
+    }
+}

@@ -1115,3 +1115,37 @@ fn i23_09_meta_eval_escapes_column_names_on_the_terminal() {
     assert_eq!(terminal_controls(&o.stdout), Vec::<String>::new(), "{}", String::from_utf8_lossy(&o.stdout));
     assert!(String::from_utf8_lossy(&o.stdout).contains("bad\\u{1b}]0;title\\u{7}"), "{}", String::from_utf8_lossy(&o.stdout));
 }
+
+/// Issue 23, class 6: a valid record with a field nested 200 (or 50,000) levels deep that no
+/// metric reads was rejected (serde_json's recursion limit), and inside a JSON array it made
+/// the rest of the file unreadable even under `--on-error skip`. Unused fields are now
+/// skipped at any depth; a used field nested more than 100 levels is that row's error only.
+#[test]
+fn i23_10_deeply_nested_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nest = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+    let deep_unused = format!(r#"{{"id":"deep","source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped.","meta":{}}}"#, nest(200));
+    let very_deep = format!(r#"{{"id":"very","source":"Aspirin reduced pain in 40 adults.","summary":"Aspirin helped.","meta":{}}}"#, nest(50_000));
+    let deep_used = format!(r#"{{"id":"bad","source":{},"summary":"Aspirin helped."}}"#, nest(200));
+    let good_b = GOOD.replace("\"a\"", "\"b\"");
+    let out = d.join("o.jsonl");
+    for (name, text) in [
+        ("in.jsonl", format!("{GOOD}\n{deep_unused}\n{very_deep}\n{deep_used}\n{good_b}\n")),
+        ("in.json", format!("[{GOOD},\n{deep_unused},\n{very_deep},\n{deep_used},\n{good_b}]")),
+    ] {
+        let input = write(d, name, text.as_bytes());
+        let o = run(&["score", s(&input), "-o", s(&out), "-q", "--on-error", "skip", "--metrics", "rougeL"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let rs = rows(&out);
+        let ids: Vec<&str> = rs.iter().map(|r| r["id"].as_str().unwrap_or("-")).collect();
+        assert_eq!(ids, ["a", "deep", "very", "bad", "b"], "{name}: every row is read, the rest of the file too");
+        assert!(rs[1]["scores"]["rougeL"].is_number() && rs[2]["scores"]["rougeL"].is_number(), "{name}");
+        let skipped = rs[3]["skipped"].as_str().unwrap();
+        assert!(skipped.contains("field `source` is nested more than 100 levels deep"), "{name}: {skipped}");
+        // Under the default --on-error fail the deep used field stops the run, naming it.
+        let o = run(&["score", s(&input), "-o", s(&out), "-q", "--metrics", "rougeL"]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        assert!(stderr(&o).contains("field `source` is nested more than 100 levels deep"), "{name}: {}", stderr(&o));
+    }
+}

@@ -24,6 +24,9 @@ pub(crate) struct Scorer {
     built: Mutex<Option<Built>>,
 }
 
+/// Pairs scored between two checks for signals: `factpico score`'s default `--block-size`.
+const BLOCK: usize = 256;
+
 fn build(options: &ScorerOptions) -> PyResult<Arc<factpico::Scorer>> {
     factpico::Scorer::try_new(options.clone()).map(Arc::new).map_err(facade_error)
 }
@@ -123,31 +126,39 @@ impl Scorer {
         }
         let scorer = self.get(py)?;
         let pool = crate::pool::pool()?;
-        py.detach(move || {
-            pool.install(|| {
-                let pairs: Vec<Pair<'_>> = sources
-                    .iter()
-                    .zip(&summaries)
-                    .zip(&ids)
-                    .zip(&extras)
-                    .map(|(((source, summary), id), ex)| Pair::new(id, source, summary).with_extras(ex))
-                    .collect();
-                let reports = scorer.score_pairs(&pairs);
-                let rows: Vec<Report> = reports
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, mut rep)| {
-                        rep.row = Some(first_row + i as u64);
-                        rep.id = Some(ids[i].clone());
-                        rep.system = systems[i].clone();
-                        rep.input_sha256 = Some(factpico::input_sha256(&sources[i], &summaries[i], &extras[i]));
-                        rep
-                    })
-                    .collect();
-                serde_json::to_string(&rows)
-            })
-        })
-        .map_err(|e| PyValueError::new_err(format!("cannot serialise the rows: {e}")))
+        // Scored in blocks of BLOCK pairs, as `factpico score` scores its input (so the model
+        // batches, and the rows, are the CLI's), with Python's signal handlers run between
+        // blocks on this, the calling thread, holding the GIL: Ctrl-C raises KeyboardInterrupt
+        // after the block in progress, and nothing of the call is returned.
+        let mut rows: Vec<Report> = Vec::with_capacity(n);
+        let chunk = BLOCK;
+        let mut start = 0usize;
+        while start < n {
+            let end = (start + chunk).min(n);
+            let done = py.detach(|| {
+                pool.install(|| {
+                    let pairs: Vec<Pair<'_>> = (start..end)
+                        .map(|i| Pair::new(&ids[i], &sources[i], &summaries[i]).with_extras(&extras[i]))
+                        .collect();
+                    scorer
+                        .score_pairs(&pairs)
+                        .into_iter()
+                        .zip(start..end)
+                        .map(|(mut rep, i)| {
+                            rep.row = Some(first_row + i as u64);
+                            rep.id = Some(ids[i].clone());
+                            rep.system = systems[i].clone();
+                            rep.input_sha256 = Some(factpico::input_sha256(&sources[i], &summaries[i], &extras[i]));
+                            rep
+                        })
+                        .collect::<Vec<Report>>()
+                })
+            });
+            rows.extend(done);
+            py.check_signals()?;
+            start = end;
+        }
+        py.detach(|| serde_json::to_string(&rows)).map_err(|e| PyValueError::new_err(format!("cannot serialise the rows: {e}")))
     }
 
     fn __reduce__(&self) -> PyResult<()> {

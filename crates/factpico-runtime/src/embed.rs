@@ -135,7 +135,8 @@ impl TokenEmbedder {
             return Err(Error::InvalidModel { path: mpath, reason: "embedding.hidden_size is 0".into() });
         }
         let enc = SingleEncoder::load(&dir)?;
-        let (runner, _) = Runner::load(&dir, options, Some(&config.output))?;
+        let (runner, output) = Runner::load(&dir, options, Some(&config.output))?;
+        runner.check_vocabulary(enc.tokenizer().get_vocab_size(false), &output, &dir.tokenizer_path())?;
         Ok(Self { dir, enc, runner, config })
     }
 

@@ -196,7 +196,8 @@ impl PairClassifier {
             });
         }
         let outputs: Arc<[String]> = dir.manifest().outputs.clone().into();
-        Ok(PairClassifier {
+        let vocab = tokenizer.get_vocab_size(false);
+        let clf = PairClassifier {
             dir,
             tokenizer,
             n_added_pair,
@@ -204,7 +205,16 @@ impl PairClassifier {
             outputs,
             sessions,
             stats: Mutex::new(RunStats::default()),
-        })
+        };
+        // Another model's tokenizer: one clear load error instead of a raw ONNX Runtime
+        // message on every row (one sequence of the highest base-vocabulary id; the embedding
+        // lookup fails when the table is smaller).
+        if let Some(last) = vocab.checked_sub(1).and_then(|v| i64::try_from(v).ok()) {
+            let probe = EncodedPair { input_ids: vec![last], token_type_ids: vec![0], truncation: TruncationReport::default() };
+            clf.forward(&[&probe]).map_err(|e| crate::sequence::vocabulary_error(&model_path, &tok_path, vocab, &e))?;
+            clf.reset_stats();
+        }
+        Ok(clf)
     }
 
     /// The (completed) manifest.

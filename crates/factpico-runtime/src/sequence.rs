@@ -113,6 +113,19 @@ impl Runner {
         Ok((runner, output))
     }
 
+    /// Refuses a tokenizer whose ids the graph cannot embed (another model's tokenizer): runs
+    /// one sequence made of the tokenizer's highest base-vocabulary id (`vocab - 1`), which
+    /// fails when the graph's embedding table has fewer than `vocab` rows. Checked at load so
+    /// that the mismatch is one clear error, not a raw ONNX Runtime message on every row.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] naming the tokenizer, the vocabulary size and the runtime's
+    /// message.
+    pub(crate) fn check_vocabulary(&self, vocab: usize, output: &str, tokenizer: &Path) -> Result<()> {
+        let Some(last) = vocab.checked_sub(1).and_then(|v| u32::try_from(v).ok()) else { return Ok(()) };
+        self.run(&[&[last]], 1, output, |_, _, _| Ok(())).map_err(|e| vocabulary_error(&self.model_path, tokenizer, vocab, &e))
+    }
+
     /// Checks lengths: every sequence non-empty and at most `max_length` ids.
     pub(crate) fn check(&self, seqs: &[&[u32]], batch_size: usize) -> Result<()> {
         if batch_size == 0 {
@@ -213,6 +226,7 @@ impl SequenceClassifier {
         let dir = ModelDir::open(dir)?;
         let enc = SingleEncoder::load(&dir)?;
         let (runner, output) = Runner::load(&dir, options, dir.manifest().outputs.first().map(String::as_str))?;
+        runner.check_vocabulary(enc.tokenizer().get_vocab_size(false), &output, &dir.tokenizer_path())?;
         Ok(Self { dir, enc, runner, output })
     }
 
@@ -266,5 +280,18 @@ impl SequenceClassifier {
         let refs: Vec<&[u32]> = enc.iter().map(|e| e.ids.as_slice()).collect();
         let rows = self.run(&refs, batch_size)?;
         Ok(rows.into_iter().zip(enc.iter().map(|e| e.truncated)).collect())
+    }
+}
+
+/// The load error of a tokenizer whose highest id the graph at `model` cannot embed.
+pub(crate) fn vocabulary_error(model: &Path, tokenizer: &Path, vocab: usize, e: &Error) -> Error {
+    Error::InvalidModel {
+        path: model.to_owned(),
+        reason: format!(
+            "the tokenizer {} has {vocab} ids but the graph cannot embed id {}: its embedding table is smaller, so the \
+             tokenizer does not belong to this model (use the directory's own tokenizer.json, or re-export it) ({e})",
+            tokenizer.display(),
+            vocab - 1
+        ),
     }
 }

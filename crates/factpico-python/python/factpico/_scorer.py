@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from . import _native, _ort, _validate
 
@@ -232,6 +233,86 @@ class Scorer:
         for r in rows:
             r["provenance"] = provenance
         return rows
+
+    def iter_score(
+        self,
+        sources: Iterable[str],
+        summaries: Iterable[str],
+        ids: Optional[Iterable[str]] = None,
+        systems: Optional[Iterable[Optional[str]]] = None,
+        batch_size: int = 4096,
+        **per_row_inputs: Iterable[Any],
+    ) -> Iterator[List[Dict[str, Any]]]:
+        """Scores pairs as they are read from iterables (generators, file readers, Arrow
+        batches...), yielding the rows one batch at a time: memory holds one batch, however
+        many pairs there are.
+
+        Args:
+            sources, summaries, ids, systems, **per_row_inputs: as :meth:`score`, but any
+                iterables, read lazily, ``batch_size`` items at a time.
+            batch_size: pairs per yielded batch (>= 1).
+
+        Yields:
+            Lists of at most ``batch_size`` rows, in input order; the rows are those
+            :meth:`score` returns for the same pairs (``row`` numbered from 1 over the whole
+            stream, default ids ``row-<n>``), sharing one provenance dict.
+
+        Raises:
+            TypeError: an argument that is not an iterable of the right items (at call time
+                for the argument, when its batch is read for an item); a bare ``str``.
+            ValueError: ``batch_size`` < 1; iterables of different lengths (when the shorter
+                one ends: the batches before were yielded).
+            KeyboardInterrupt: Ctrl-C, after the block of 256 pairs in progress.
+        """
+        size = _validate.positive_int("batch_size", batch_size)
+        streams: Dict[str, Iterable[Any]] = {
+            "sources": _validate.stream("sources", sources),
+            "summaries": _validate.stream("summaries", summaries),
+        }
+        if ids is not None:
+            streams["ids"] = _validate.stream("ids", ids)
+        if systems is not None:
+            streams["systems"] = _validate.stream("systems", systems)
+        accepted = self.row_inputs
+        for name, values in per_row_inputs.items():
+            if name not in accepted:
+                known = ", ".join(accepted) if accepted else "none"
+                raise TypeError(f"unexpected per-row input {name!r}: the selected metrics {self.metrics} accept {known}")
+            streams[name] = _validate.stream(name, values)
+        return self._iter_batches(streams, int(size or 1))
+
+    def _iter_batches(self, streams: Dict[str, Iterable[Any]], size: int) -> Iterator[List[Dict[str, Any]]]:
+        names = list(streams)
+        end = object()
+        rows_iter = itertools.zip_longest(*(iter(v) for v in streams.values()), fillvalue=end)
+        first = 1
+        while True:
+            batch = list(itertools.islice(rows_iter, size))
+            if not batch:
+                return
+            cols = {name: [r[k] for r in batch] for k, name in enumerate(names)}
+            for name, values in cols.items():
+                if any(v is end for v in values):
+                    n = first - 1 + values.index(end)
+                    longer = [o for o, vs in cols.items() if vs[values.index(end)] is not end]
+                    raise ValueError(f"{name} has {n} items but {longer[0]} has more; they must have the same length")
+            n = len(batch)
+            offset = first - 1
+            _validate.items("sources", cols["sources"], offset)
+            _validate.items("summaries", cols["summaries"], offset)
+            id_list = cols.get("ids") or [f"row-{first + i}" for i in range(n)]
+            if "ids" in cols:
+                _validate.items("ids", id_list, offset)
+            sys_list = cols.get("systems") or [None] * n
+            _validate.items("systems", sys_list, offset, optional=True)
+            extras = {k: v for k, v in cols.items() if k not in ("sources", "summaries", "ids", "systems")}
+            extras_json = self._extras_json(extras, n) if extras else None
+            rows = json.loads(self._native.score_json(cols["sources"], cols["summaries"], id_list, sys_list, extras_json, first))
+            provenance = self._shared_provenance()
+            for r in rows:
+                r["provenance"] = provenance
+            first += n
+            yield rows
 
     @property
     def row_inputs(self) -> Dict[str, str]:

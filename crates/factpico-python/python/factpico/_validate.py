@@ -109,3 +109,30 @@ def text(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {_describe(value)}")
     return value
+
+
+def stream(name: str, value: Any, optional: bool = False) -> Iterable[Any]:
+    """An iterable argument of a streaming call (checked before any item is read): a bare
+    ``str``, ``None`` (unless ``optional``), a mapping, an unordered collection or a
+    non-iterable is a ``TypeError``."""
+    if value is None:
+        if optional:
+            return value
+        raise TypeError(f"{name} must be an iterable of str, got None")
+    if isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"{name} must be an iterable of str, got a single {_describe(value)}; wrap it in a list: {name}=[...]")
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be an iterable of str, got {_describe(value)}")
+    _ordered(name, value)
+    return value
+
+
+def items(name: str, batch: List[Any], offset: int, optional: bool = False) -> None:
+    """Checks the items of one batch of a streaming call (``offset``: index of its first item
+    in the whole stream, for the message)."""
+    for i, item in enumerate(batch):
+        if isinstance(item, str) or (optional and item is None):
+            continue
+        if item is None:
+            raise TypeError(f"{name}[{offset + i}] is None; every item must be a str (an empty string gives documented nulls)")
+        raise TypeError(f"{name}[{offset + i}] must be a str{' or None' if optional else ''}, got {_describe(item)}")
