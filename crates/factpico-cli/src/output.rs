@@ -222,7 +222,7 @@ impl AtomicJsonl {
 }
 
 /// A finished output (no partial file) reopened by `--resume` to retry the rows that carry
-/// metric failures (`errors`): its rows are read back in order, one per input record, while
+/// failures ([`Report::carries_failure`]: metric errors, incomplete LLM results): its rows are read back in order, one per input record, while
 /// the new output is written; the others are copied byte for byte. Streams: one line in memory.
 pub struct Finished {
     reader: BufReader<std::fs::File>,
@@ -273,11 +273,11 @@ impl Finished {
         let mut counts = FinishedRows { rows: 0, failed: 0 };
         while let Some((report, _)) = this.next_row()? {
             counts.rows += 1;
-            counts.failed += u64::from(!report.errors.is_empty());
+            counts.failed += u64::from(report.carries_failure());
         }
         if counts.failed == 0 {
             bail!(
-                "--resume: {} is already complete and none of its {} rows carries a metric failure (no {} to resume either); remove it to score again",
+                "--resume: {} is already complete and none of its {} rows carries a failure (no {} to resume either); remove it to score again",
                 out.display(),
                 counts.rows,
                 partial_path(out).display()

@@ -301,13 +301,13 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             (w, 0)
         }
         (Some(out), true) if output::Finished::applies(out) => {
-            // A finished output: its rows carrying metric failures are scored again, the
+            // A finished output: its rows carrying failures are scored again, the
             // others kept byte for byte (checked against the input as they are copied).
             let prov_file = provenance_file.clone().unwrap_or_else(|| output::provenance_path(out));
             let (finished, n) = output::Finished::open(out, &prov_file, &provenance)?;
             if !args.quiet {
                 eprintln!(
-                    "resuming a finished output: {} of its {} rows carry metric failures and are scored again; the others are kept as written",
+                    "resuming a finished output: {} of its {} rows carry failures (metric errors, incomplete LLM results) and are scored again; the others are kept as written",
                     n.failed, n.rows
                 );
             }
@@ -408,7 +408,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                 bail!("--resume: the output has fewer rows ({}) than the input; wrong input file?", seen - 1)
             };
             check_written_row(seen, row.id.as_deref(), row.input_sha256.as_deref(), row.system.as_deref(), rec)?;
-            kept.push(row.errors.is_empty().then_some((row, line)));
+            kept.push((!row.carries_failure()).then_some((row, line)));
         }
         // --on-error fail: the rows before the first unreadable one are still scored and kept.
         // An error after which the rest of the input cannot be read stops the run whatever

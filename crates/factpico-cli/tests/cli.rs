@@ -1034,7 +1034,7 @@ fn resume_of_a_finished_output_retries_exactly_the_failed_rows() {
     std::fs::write(&out, &failed).unwrap();
     let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--resume"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("2 of its 30 rows carry metric failures"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 of its 30 rows carry failures"), "{}", stderr(&o));
     let after = std::fs::read_to_string(&out).unwrap();
     for (i, (a, c)) in after.lines().zip(clean.lines()).enumerate() {
         match i {
@@ -1046,7 +1046,7 @@ fn resume_of_a_finished_output_retries_exactly_the_failed_rows() {
     assert!(!dir.path().join("o.jsonl.partial").exists());
     // Now complete: a second --resume has nothing to do.
     let o = run(&["score", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--resume"]);
-    assert!(!o.status.success() && stderr(&o).contains("already complete and none of its 30 rows carries a metric failure"), "{}", stderr(&o));
+    assert!(!o.status.success() && stderr(&o).contains("already complete and none of its 30 rows carries a failure"), "{}", stderr(&o));
     // Against a shorter or another input, the finished output is refused and left alone.
     std::fs::write(&out, &failed).unwrap();
     std::fs::create_dir(dir.path().join("short")).unwrap();

@@ -181,17 +181,42 @@ fn a_server_killed_mid_run_exits_3_keeps_every_answer_and_the_rerun_asks_only_th
     let answered = h.state()["counters"]["answered"].as_u64().unwrap();
     assert!(answered >= 20, "{answered}");
     h.cmd(json!({"cmd": "restart"}));
+    // `--resume` on the finished output (issue 23, class 2: one rule for every metric): the rows
+    // whose requests failed (an `incomplete:` null) are scored again, the others kept as
+    // written; with the cache, only the requests never answered are sent.
+    let first = std::fs::read_to_string(&out).unwrap();
+    let incomplete: Vec<bool> = first.lines().map(|l| l.contains("\"incomplete: ")).collect();
+    let n_incomplete = incomplete.iter().filter(|x| **x).count();
+    assert!(n_incomplete > 0, "no incomplete row after the kill");
     let before = h.chat_requests();
-    let o = run();
+    let o = bin(dir.path())
+        .args(["score", input.to_str().unwrap(), "--metrics", "llm", "-o", out.to_str().unwrap(), "--resume"])
+        .args(llm_args(&h.url, &cache))
+        .output()
+        .unwrap();
     let (_, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("{n_incomplete} of its 12 rows carry failures")), "{stderr}");
     let asked = h.chat_requests() - before;
     // 66 distinct rating requests + 1 probe; the re-run asks exactly the ones never answered
     assert_eq!(asked, 66 + 1 - answered, "the re-run asked {asked}, {answered} had been answered");
+    let second = std::fs::read_to_string(&out).unwrap();
+    for ((a, b), inc) in first.lines().zip(second.lines()).zip(&incomplete) {
+        if !inc {
+            assert_eq!(a, b, "a row without failures is kept byte for byte");
+        }
+    }
     for x in rows(&out) {
         assert!(!x["nulls"].to_string().contains("request failed"), "{x}");
     }
-    println!("cli llm: server killed after {answered} answers (incl. the probe) → exit 3; the re-run asked the other {asked} of 66 + 1");
+    // Complete now: a second --resume has nothing to do.
+    let o = bin(dir.path())
+        .args(["score", input.to_str().unwrap(), "--metrics", "llm", "-o", out.to_str().unwrap(), "-q", "--resume"])
+        .args(llm_args(&h.url, &cache))
+        .output()
+        .unwrap();
+    assert!(!o.status.success() && text(&o).1.contains("already complete"), "{}", text(&o).1);
+    println!("cli llm: server killed after {answered} answers (incl. the probe) → exit 3; --resume re-scored the {n_incomplete} incomplete rows and asked the other {asked} of 66 + 1");
 }
 
 #[test]

@@ -612,6 +612,8 @@ impl Evaluator {
         let avg_col = &cols[5];
         if !failed.is_empty() {
             out.scores.insert(avg_col.clone(), None);
+            // "incomplete:" marks a row that `factpico score --resume` scores again
+            // (factpico::INCOMPLETE_PREFIX; the facade cannot be a dependency here).
             out.nulls.insert(avg_col.clone(), format!("incomplete: request failed for {}; re-run to complete", failed.join(", ")));
         } else if readable.is_empty() {
             out.scores.insert(avg_col.clone(), None);

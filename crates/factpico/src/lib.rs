@@ -46,7 +46,7 @@ pub use metric::{
     RunReport,
     Texts,
 };
-pub use report::{input_sha256, provenance_hash, Report, Sentences, Warning, SCHEMA_VERSION};
+pub use report::{input_sha256, provenance_hash, Report, Sentences, Warning, INCOMPLETE_PREFIX, SCHEMA_VERSION};
 pub use scorer::{Scorer, ScorerBuilder};
 #[cfg(feature = "cli")]
 pub use session::RuntimeArgs;

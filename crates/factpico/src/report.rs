@@ -113,7 +113,19 @@ impl Report {
     pub fn score(&self, name: &str) -> Option<f64> {
         self.scores.get(name).copied().flatten()
     }
+
+    /// True when the row records work that failed and may succeed when the row is scored
+    /// again: a metric failure (`errors`), or a null whose reason starts with
+    /// [`INCOMPLETE_PREFIX`] (the LLM evaluators' requests that failed after their retries).
+    /// `factpico score --resume` on a finished output scores exactly these rows again.
+    pub fn carries_failure(&self) -> bool {
+        !self.errors.is_empty() || self.nulls.values().any(|r| r.starts_with(INCOMPLETE_PREFIX))
+    }
 }
+
+/// The start of a null reason that marks an incomplete result (work that failed and a re-run
+/// may complete), e.g. `incomplete: request failed for population; re-run to complete`.
+pub const INCOMPLETE_PREFIX: &str = "incomplete:";
 
 /// The `run` reference of rows scored under `provenance` (output schema 3): the first 16 hex
 /// digits of sha256 of its compact JSON (`serde_json::to_vec`, object keys sorted). Equal
