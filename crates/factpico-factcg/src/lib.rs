@@ -36,12 +36,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use factpico_runtime::sequence::SequenceClassifier;
-use factpico_runtime::{softmax, ModelManifest, SessionOptions, MANIFEST_FILE};
+use factpico_runtime::sequence::{special_tokens, SequenceClassifier};
+use factpico_runtime::{max_first, softmax, ModelManifest, SessionOptions, MANIFEST_FILE};
 use factpico_text::{FactcgChunking, Punkt, SentenceSplitter, Span, WordTokenizeCounter};
 use serde::{Deserialize, Serialize};
 use tokenizers::utils::truncation::TruncationDirection;
-use tokenizers::{PostProcessor, Tokenizer};
 
 /// Errors of the FactCG metric.
 #[derive(Debug, thiserror::Error)]
@@ -477,21 +476,6 @@ impl FactCg {
 }
 
 /// Special tokens the single-sequence template adds (DeBERTa-v3 `[CLS] … [SEP]`: 2).
-fn special_tokens(tokenizer: &Tokenizer) -> usize {
-    tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(false))
-}
-
-/// (index, value) of the first maximum (`torch.max` semantics: NaN wins).
-fn max_first(v: &[f64]) -> (usize, f64) {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (i, &x) in v.iter().enumerate() {
-        if x > best.1 || (x.is_nan() && !best.1.is_nan()) {
-            best = (i, x);
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -519,12 +503,6 @@ mod tests {
         let d = FactCgOptions::default();
         assert_eq!((d.claim, d.threshold, d.chunk_size, d.max_length), (ClaimMode::Whole, 0.5, 550, None));
         assert_eq!(MAX_LENGTH, 2048);
-    }
-
-    #[test]
-    fn max_first_takes_the_first_maximum() {
-        assert_eq!(max_first(&[0.2, 0.7, 0.7, 0.1]), (1, 0.7));
-        assert!(max_first(&[0.3, f64::NAN]).1.is_nan());
     }
 
     #[test]

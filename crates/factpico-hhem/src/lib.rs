@@ -33,7 +33,7 @@
 use std::path::{Path, PathBuf};
 
 use factpico_runtime::sequence::SequenceClassifier;
-use factpico_runtime::{ModelManifest, SessionOptions, MANIFEST_FILE};
+use factpico_runtime::{max_first, ModelManifest, SessionOptions, MANIFEST_FILE};
 use factpico_text::{Punkt, SentenceSplitter, Span};
 use serde::{Deserialize, Serialize};
 
@@ -608,17 +608,6 @@ fn softmax2(l0: f64, l1: f64) -> f64 {
     1.0 / (1.0 + (l0 - l1).exp())
 }
 
-/// (index, value) of the first maximum (NaN wins, as `torch.max`).
-fn max_first(v: &[f64]) -> (usize, f64) {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (i, &x) in v.iter().enumerate() {
-        if x > best.1 || (x.is_nan() && !best.1.is_nan()) {
-            best = (i, x);
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -646,12 +635,6 @@ mod tests {
         assert!((softmax2(0.0, 0.0) - 0.5).abs() < 1e-15);
         assert!((softmax2(1.0, 3.0) - 1.0 / (1.0 + (-2f64).exp())).abs() < 1e-15);
         assert!(softmax2(-1000.0, 1000.0) == 1.0 && softmax2(1000.0, -1000.0) == 0.0);
-    }
-
-    #[test]
-    fn max_first_takes_the_first_maximum() {
-        assert_eq!(max_first(&[0.2, 0.7, 0.7, 0.1]), (1, 0.7));
-        assert!(max_first(&[0.3, f64::NAN]).1.is_nan());
     }
 
     #[test]

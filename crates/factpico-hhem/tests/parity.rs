@@ -64,7 +64,7 @@ fn check(max_d: &mut f64, what: &str, got: f64, want: f64) {
     *max_d = max_d.max(d);
 }
 
-fn rows<'a>(golden: &'a Value, real: bool) -> Vec<&'a Value> {
+fn rows(golden: &Value, real: bool) -> Vec<&Value> {
     golden["rows"].as_array().unwrap().iter().filter(|r| real || !r["id"].as_str().unwrap().starts_with("ilq:")).collect()
 }
 

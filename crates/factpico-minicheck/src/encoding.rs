@@ -3,20 +3,15 @@
 //! [`factpico_runtime::sequence::SequenceClassifier::tokenizer`] loaded): Hugging Face
 //! `tokenizer(text, max_length=N, truncation=True)` with a fast tokenizer.
 
+pub(crate) use factpico_runtime::sequence::special_tokens;
 use factpico_runtime::sequence::EncodedSequence;
 use tokenizers::utils::truncation::TruncationDirection;
-use tokenizers::{PostProcessor, Tokenizer};
+use tokenizers::Tokenizer;
 
 use crate::{Error, Result};
 
 fn tok(context: &'static str) -> impl FnOnce(tokenizers::Error) -> Error {
     move |source| Error::Tokenizer { context, source }
-}
-
-/// Special tokens the single-sequence template of `tokenizer` adds (RoBERTa `<s> … </s>`: 2;
-/// DeBERTa-v3 `[CLS] … [SEP]`: 2; T5 `… </s>`: 1).
-pub(crate) fn special_tokens(tokenizer: &Tokenizer) -> usize {
-    tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(false))
 }
 
 /// Number of tokens of `text` without special tokens and without truncation: Hugging Face

@@ -41,7 +41,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use factpico_runtime::sequence::SequenceClassifier;
-use factpico_runtime::{softmax, ModelManifest, SessionOptions, MANIFEST_FILE};
+use factpico_runtime::{max_first, softmax, ModelManifest, SessionOptions, MANIFEST_FILE};
 use factpico_text::{Punkt, SentenceSplitter, Span, TokenBudgetChunking, WhitespaceWordCounter};
 use serde::{Deserialize, Serialize};
 
@@ -662,17 +662,6 @@ impl MiniCheck {
     }
 }
 
-/// (index, value) of the first maximum (`torch.max` semantics: NaN wins).
-fn max_first(v: &[f64]) -> (usize, f64) {
-    let mut best = (0, f64::NEG_INFINITY);
-    for (i, &x) in v.iter().enumerate() {
-        if x > best.1 || (x.is_nan() && !best.1.is_nan()) {
-            best = (i, x);
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -709,13 +698,6 @@ mod tests {
         assert!("sentence".parse::<ClaimMode>().is_err());
         let d = MiniCheckOptions::default();
         assert_eq!((d.claim, d.aggregation, d.chunk_size, d.max_length), (ClaimMode::Whole, Aggregation::Min, None, None));
-    }
-
-    #[test]
-    fn max_first_takes_the_first_maximum() {
-        assert_eq!(max_first(&[0.2, 0.7, 0.7, 0.1]), (1, 0.7));
-        assert_eq!(max_first(&[0.3]), (0, 0.3));
-        assert!(max_first(&[0.3, f64::NAN]).1.is_nan());
     }
 
     #[test]

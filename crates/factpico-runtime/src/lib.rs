@@ -45,6 +45,19 @@ pub use ort_lib::{
 pub use pair::{EncodedPair, PairClassifier, PairOutput, RunStats, Segment, TruncationReport};
 pub use session::{ExecutionProvider, OptimizationLevel, SessionOptions};
 
+/// (index, value) of the first maximum of `v` (`torch.max` semantics: the first of equal
+/// maxima wins, and a NaN wins over any number): the best chunk of the chunk-max checkers
+/// (MiniCheck, FactCG, HHEM). `(0, -inf)` for an empty slice.
+pub fn max_first(v: &[f64]) -> (usize, f64) {
+    let mut best = (0, f64::NEG_INFINITY);
+    for (i, &x) in v.iter().enumerate() {
+        if x > best.1 || (x.is_nan() && !best.1.is_nan()) {
+            best = (i, x);
+        }
+    }
+    best
+}
+
 /// Numerically stable softmax of a logit row (`f32` in, `f32` out, sums to 1).
 /// Returns an empty vector for an empty row.
 pub fn softmax(logits: &[f32]) -> Vec<f32> {
@@ -52,4 +65,16 @@ pub fn softmax(logits: &[f32]) -> Vec<f32> {
     let exps: Vec<f32> = logits.iter().map(|&x| (x - m).exp()).collect();
     let sum: f32 = exps.iter().sum();
     exps.into_iter().map(|e| e / sum).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::max_first;
+
+    #[test]
+    fn max_first_takes_the_first_maximum() {
+        assert_eq!(max_first(&[0.2, 0.7, 0.7, 0.1]), (1, 0.7));
+        assert_eq!(max_first(&[0.3]), (0, 0.3));
+        assert!(max_first(&[0.3, f64::NAN]).1.is_nan());
+    }
 }

@@ -26,6 +26,12 @@ pub struct EncodedSequence {
     pub truncated: usize,
 }
 
+/// Special tokens the single-sequence template of `tokenizer` adds (RoBERTa `<s> … </s>`: 2;
+/// DeBERTa-v3 `[CLS] … [SEP]`: 2; T5 `… </s>`: 1).
+pub fn special_tokens(tokenizer: &Tokenizer) -> usize {
+    tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(false))
+}
+
 /// Tokeniser half of a single-sequence model (padding and truncation of `tokenizer.json`
 /// disabled; factpico truncates itself).
 #[derive(Debug)]
@@ -39,7 +45,7 @@ impl SingleEncoder {
     pub(crate) fn load(dir: &ModelDir) -> Result<Self> {
         let path = dir.tokenizer_path();
         let tokenizer = crate::model::load_tokenizer(&path)?;
-        let n_added = tokenizer.get_post_processor().map_or(0, |p| p.added_tokens(false));
+        let n_added = special_tokens(&tokenizer);
         let max_length = dir.manifest().max_length;
         if max_length <= n_added {
             return Err(Error::InvalidModel {
