@@ -114,20 +114,9 @@ impl AtomicJsonl {
             if line.last() != Some(&b'\n') {
                 break; // incomplete last line: the run died while writing it
             }
-            let report: Report = serde_json::from_slice(&line).with_context(|| {
-                format!("--resume: line {} of {} is not a valid factpico row", rows + 1, partial.display())
-            })?;
-            check_schema(&report, rows + 1, &partial)?;
+            let report = written_row(&line, rows + 1, &partial)?;
             let Some(run) = &run else { return Err(missing()) };
-            if report.run.as_ref() != Some(run) {
-                bail!(
-                    "--resume: line {} of {} references run {} but its provenance file {} is run {run}: they belong to different runs; rerun without --resume",
-                    rows + 1,
-                    partial.display(),
-                    report.run.as_deref().unwrap_or("none"),
-                    provenance_file.display()
-                );
-            }
+            check_run(&report, rows + 1, &partial, run, provenance_file)?;
             on_row(&report)?;
             rows += 1;
             good_end += n as u64;
@@ -227,6 +216,7 @@ impl AtomicJsonl {
 pub struct Finished {
     reader: BufReader<std::fs::File>,
     path: PathBuf,
+    provenance_file: PathBuf,
     run: String,
     line: u64,
 }
@@ -269,7 +259,7 @@ impl Finished {
         let open = || -> Result<BufReader<std::fs::File>> {
             Ok(BufReader::new(std::fs::File::open(out).with_context(|| format!("--resume: cannot read {}", out.display()))?))
         };
-        let mut this = Self { reader: open()?, path: out.to_owned(), run, line: 0 };
+        let mut this = Self { reader: open()?, path: out.to_owned(), provenance_file: provenance_file.to_owned(), run, line: 0 };
         let mut counts = FinishedRows { rows: 0, failed: 0 };
         while let Some((report, _)) = this.next_row()? {
             counts.rows += 1;
@@ -303,20 +293,32 @@ impl Finished {
         if line.last() != Some(&b'\n') {
             bail!("--resume: line {} of {} is incomplete: the file is not a finished output; rerun without --resume", self.line, self.path.display());
         }
-        let report: Report = serde_json::from_slice(&line)
-            .with_context(|| format!("--resume: line {} of {} is not a valid factpico row", self.line, self.path.display()))?;
-        check_schema(&report, self.line, &self.path)?;
-        if report.run.as_deref() != Some(self.run.as_str()) {
-            bail!(
-                "--resume: line {} of {} references run {} but its provenance file is run {}: they belong to different runs; rerun without --resume",
-                self.line,
-                self.path.display(),
-                report.run.as_deref().unwrap_or("none"),
-                self.run
-            );
-        }
+        let report = written_row(&line, self.line, &self.path)?;
+        check_run(&report, self.line, &self.path, &self.run, &self.provenance_file)?;
         Ok(Some((report, line)))
     }
+}
+
+/// Line `n` of a file written by `factpico score` (a partial or finished output) read back for
+/// `--resume`: a row of this output schema.
+fn written_row(line: &[u8], n: u64, file: &Path) -> Result<Report> {
+    let report: Report = serde_json::from_slice(line)
+        .with_context(|| format!("--resume: line {n} of {} is not a valid factpico row", file.display()))?;
+    check_schema(&report, n, file)?;
+    Ok(report)
+}
+
+/// Refuses a row written by another run than the one its provenance file describes (`run`).
+fn check_run(report: &Report, n: u64, file: &Path, run: &str, provenance_file: &Path) -> Result<()> {
+    if report.run.as_deref() != Some(run) {
+        bail!(
+            "--resume: line {n} of {} references run {} but its provenance file {} is run {run}: they belong to different runs; rerun without --resume",
+            file.display(),
+            report.run.as_deref().unwrap_or("none"),
+            provenance_file.display()
+        );
+    }
+    Ok(())
 }
 
 /// Refuses rows of an older output schema (rows with their own `provenance` and no `run`):
