@@ -470,16 +470,18 @@ pub fn is_parquet(path: &Path) -> bool {
 /// score table, or an error from `f`.
 pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> Result<ScoreFile> {
     if is_parquet(path) {
-        let read = factpico_io::parquet_rows::read_parquet_rows(path)?;
-        for (i, row) in read.rows.into_iter().enumerate() {
-            let not_a_row = || format!("{}: row {} is not a factpico score row", path.display(), i + 1);
+        // Streamed one record batch at a time: memory does not grow with the file.
+        let mut i = 0usize;
+        let provenance = factpico_io::parquet_rows::for_each_parquet_row(path, |row| -> Result<()> {
+            i += 1;
+            let not_a_row = || format!("{}: row {i} is not a factpico score row", path.display());
             if !row.get("scores").is_some_and(serde_json::Value::is_object) && !row.get("skipped").is_some_and(serde_json::Value::is_string) {
                 bail!("{} (it has neither scores nor a skipped reason); give files written by `factpico score`", not_a_row());
             }
-            f(serde_json::from_value(row).with_context(not_a_row)?)?;
-        }
-        let note = read.provenance.is_none().then(|| format!("{} has no `{}` metadata: the provenance is not shown", path.display(), factpico_io::parquet_rows::PROVENANCE_KEY));
-        return Ok(ScoreFile { provenance: read.provenance, note });
+            f(serde_json::from_value(row).with_context(not_a_row)?)
+        })?;
+        let note = provenance.is_none().then(|| format!("{} has no `{}` metadata: the provenance is not shown", path.display(), factpico_io::parquet_rows::PROVENANCE_KEY));
+        return Ok(ScoreFile { provenance, note });
     }
     let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut info = ScoreFile::default();

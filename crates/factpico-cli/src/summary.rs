@@ -5,25 +5,22 @@ use std::collections::BTreeMap;
 
 use factpico::Report;
 
-/// Running mean/variance (Welford) with a null count.
+/// Running mean/variance (Welford) of the finite values; every other cell of a scored row
+/// (absent, null, non-finite) is a null, counted as the scored rows less `n`.
 #[derive(Debug, Clone, Copy, Default)]
 struct Acc {
     n: u64,
     mean: f64,
     m2: f64,
-    nulls: u64,
 }
 
 impl Acc {
     fn push(&mut self, v: Option<f64>) {
-        match v {
-            Some(x) if x.is_finite() => {
-                self.n += 1;
-                let d = x - self.mean;
-                self.mean += d / self.n as f64;
-                self.m2 += d * (x - self.mean);
-            }
-            _ => self.nulls += 1,
+        if let Some(x) = v.filter(|x| x.is_finite()) {
+            self.n += 1;
+            let d = x - self.mean;
+            self.mean += d / self.n as f64;
+            self.m2 += d * (x - self.mean);
         }
     }
 
@@ -45,6 +42,9 @@ struct SystemAcc {
 #[derive(Debug)]
 pub struct Summary {
     columns: Vec<String>,
+    /// Accumulate every score column of the rows, not only `columns` (the table still shows
+    /// `columns`, which can be chosen after the rows were added: [`Summary::set_columns`]).
+    every_column: bool,
     systems: BTreeMap<Key, SystemAcc>,
 }
 
@@ -58,7 +58,19 @@ enum Key {
 impl Summary {
     /// A summary over `columns` (in display order).
     pub fn new(columns: Vec<String>) -> Self {
-        Self { columns, systems: BTreeMap::new() }
+        Self { columns, every_column: false, systems: BTreeMap::new() }
+    }
+
+    /// A summary that accumulates every score column of the rows it is given (memory: one
+    /// accumulator per system and column), for a caller that learns which columns to show only
+    /// after reading the rows ([`Summary::set_columns`]). Shows no column until then.
+    pub fn of_every_column() -> Self {
+        Self { columns: Vec::new(), every_column: true, systems: BTreeMap::new() }
+    }
+
+    /// The columns the table shows, in display order.
+    pub fn set_columns(&mut self, columns: Vec<String>) {
+        self.columns = columns;
     }
 
     /// Adds one row (to its system, or to `(no system)`, and to `(all)`).
@@ -73,8 +85,17 @@ impl Summary {
             if !r.errors.is_empty() {
                 acc.failed += 1;
             }
-            for c in &self.columns {
-                acc.cols.entry(c.clone()).or_default().push(r.score(c));
+            if self.every_column {
+                for (c, v) in &r.scores {
+                    match acc.cols.get_mut(c) {
+                        Some(a) => a.push(*v),
+                        None => acc.cols.entry(c.clone()).or_default().push(*v),
+                    }
+                }
+            } else {
+                for c in &self.columns {
+                    acc.cols.entry(c.clone()).or_default().push(r.score(c));
+                }
             }
         }
     }
@@ -112,7 +133,7 @@ impl Summary {
             let mut nulls = 0;
             for c in &self.columns {
                 let a = acc.cols.get(c).copied().unwrap_or_default();
-                nulls += a.nulls;
+                nulls += acc.rows - acc.skipped - a.n;
                 row.push(match (a.n, a.sd()) {
                     (0, _) => "–".to_owned(),
                     (_, Some(sd)) => format!("{:.4} ± {:.4}", a.mean, sd),

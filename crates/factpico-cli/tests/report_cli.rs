@@ -257,3 +257,82 @@ fn per_system_table_has_the_columns_score_printed() {
     let header: Vec<&str> = table.split("<th>").skip(1).map(|c| c.split("</th>").next().unwrap()).collect();
     assert_eq!(header, printed, "the page's per-system table header");
 }
+
+/// Above `--max-rows` the overview still counts every row (two streaming passes) while the
+/// list holds the documented selection: the first max/2 rows, the worst-scoring rows of each
+/// primary column per system and over all rows (ties: the earlier row), the rows with errors
+/// or skipped; at or below it, every row (issue 23, class 11).
+#[test]
+fn above_max_rows_the_page_holds_a_documented_selection_and_counts_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs: Vec<Value> =
+        std::fs::read_to_string(fixtures().join("pairs.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let n = 60usize;
+    let mut text = Vec::new();
+    for k in 0..n - 1 {
+        let p = &pairs[k % pairs.len()];
+        // Distinct summaries, so that scores differ from row to row.
+        let summary = format!("{} Row {k} adds {} words.", p["summary"].as_str().unwrap(), "more ".repeat(k % 7));
+        text.extend_from_slice((json!({"id": format!("r{k}"), "system": p["system"], "source": p["source"], "summary": summary}).to_string() + "\n").as_bytes());
+    }
+    // The last record is unreadable (invalid UTF-8): skipped, so held as a failed row.
+    text.extend_from_slice(b"{\"id\": \"bad\", \"system\": \"faithful\", \"source\": \"x\", \"summary\": \"\xff\"}\n");
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, &text).unwrap();
+    let scores = score(dir.path(), &input, &["--on-error", "skip"]);
+    let rows: Vec<Value> = std::fs::read_to_string(&scores).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), n);
+
+    // The expected selection, computed here from the rows: max_rows 20 → first 10; budget 10
+    // over 2 primary columns × (2 systems + all) → 1 worst row per group.
+    let mut expected: std::collections::BTreeSet<usize> = (0..10).collect();
+    for (col, higher_is_better) in [("rougeL", true), ("delta_fkgl", false)] {
+        for system in [None, Some("faithful"), Some("unfaithful")] {
+            let worst = rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| system.is_none_or(|s| r["system"] == s))
+                .filter_map(|(k, r)| r["scores"][col].as_f64().map(|v| (if higher_is_better { -v } else { v }, k)))
+                .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+                .unwrap();
+            expected.insert(worst.1);
+        }
+    }
+    expected.insert(n - 1);
+    let expected_ids: Vec<String> = expected.iter().map(|&k| rows[k]["id"].as_str().unwrap_or("").to_owned()).collect();
+
+    let html = dir.path().join("r.html");
+    let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html), "--max-rows", "20"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("60 rows; the list holds {} of them", expected.len())), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let b = blocks(&page);
+    let index = &b.iter().find(|(id, _)| id == "fp-index").unwrap().1;
+    let held: Vec<String> = index["rows"].as_array().unwrap().iter().map(|r| r[1].as_str().unwrap().to_owned()).collect();
+    assert_eq!(held, expected_ids, "held rows");
+    // Every held row is openable, with its scored text.
+    for (i, &k) in expected.iter().enumerate() {
+        let row = &b.iter().find(|(id, _)| *id == format!("fp-r-{i}")).unwrap().1;
+        if k < n - 1 {
+            let want: Value = serde_json::from_slice(text.split(|&c| c == b'\n').nth(k).unwrap()).unwrap();
+            assert_eq!(row["sum"], want["summary"], "row {k}");
+        } else {
+            assert!(row["skipped"].is_string(), "{row}");
+        }
+    }
+    assert!(page.contains("This file has 60 rows, more than --max-rows 20."), "the page says what it holds");
+    // The overview counts every row: the (all) line of the table and the histogram strips.
+    let table = page.split("id=\"fp-summary-table\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert!(table.contains("<td>(all)</td><td class=\"fp-num\">60</td>"), "{table}");
+    assert!(page.contains("(all) · n = 59"), "histogram over every scored row");
+
+    // The default (10,000) holds every row, and the page says nothing about a selection.
+    let o = run(&["report", s(&scores), "--input", s(&input), "-o", s(&html), "-q"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let index = &blocks(&page).into_iter().find(|(id, _)| id == "fp-index").unwrap().1;
+    assert_eq!(index["rows"].as_array().unwrap().len(), n);
+    assert!(!page.contains("fp-selection"));
+    let o = run(&["report", s(&scores), "-o", s(&html), "--max-rows", "1"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -163,6 +163,22 @@ pub struct ReadRows {
 /// The file cannot be read or is not Parquet; a layout column has another type; the
 /// provenance or a JSON cell is not valid JSON.
 pub fn read_parquet_rows(path: &Path) -> Result<ReadRows> {
+    let mut rows = Vec::new();
+    let provenance = for_each_parquet_row(path, |row| {
+        rows.push(row);
+        Ok::<(), Error>(())
+    })?;
+    Ok(ReadRows { rows, provenance })
+}
+
+/// Streams the rows of a score table to `f`, one JSON object of the JSONL row shape at a time
+/// (as [`read_parquet_rows`] returns them), reading one record batch (at most 1,024 rows) at a
+/// time: memory does not grow with the file. Returns the provenance (schema metadata
+/// [`PROVENANCE_KEY`]), when the file has one. Stops at the first error of `f`.
+///
+/// # Errors
+/// As [`read_parquet_rows`] (converted into `E`), or the first error of `f`.
+pub fn for_each_parquet_row<E: From<Error>>(path: &Path, mut f: impl FnMut(Value) -> std::result::Result<(), E>) -> std::result::Result<Option<Value>, E> {
     let file = std::fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_error(path, "cannot read Parquet from", e))?;
     let provenance = match builder.schema().metadata().get(PROVENANCE_KEY) {
@@ -170,7 +186,6 @@ pub fn read_parquet_rows(path: &Path) -> Result<ReadRows> {
         None => None,
     };
     let reader = builder.build().map_err(|e| parquet_error(path, "cannot read Parquet from", e))?;
-    let mut rows = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| parquet_error(path, "cannot read Parquet rows from", e))?;
         let schema = batch.schema();
@@ -226,10 +241,10 @@ pub fn read_parquet_rows(path: &Path) -> Result<ReadRows> {
             if !o.contains_key("skipped") || s.values().any(|v| !v.is_null()) {
                 o.insert("scores".into(), Value::Object(s));
             }
-            rows.push(Value::Object(o));
+            f(Value::Object(o))?;
         }
     }
-    Ok(ReadRows { rows, provenance })
+    Ok(provenance)
 }
 
 /// A large-string or string-view column as plain strings (what other writers may produce).

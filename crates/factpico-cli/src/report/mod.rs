@@ -16,18 +16,18 @@
 //! * [`page`]: the HTML (maud templates: every text escaped), CSS and script.
 
 mod explain;
+mod gather;
 mod page;
 mod payload;
 mod texts;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use factpico::Report;
 
 use crate::input::InputArgs;
 use crate::output;
-use crate::summary::Summary;
 
 /// Arguments of `factpico report`.
 #[derive(Debug, clap::Args)]
@@ -79,6 +79,13 @@ pub struct ReportArgs {
     /// Seed of the bootstrap and of the scatter-plot jitter.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Rows the page holds in full (every row listed and openable). Above it the overview
+    /// (per-system table, histograms, meta-evaluation) still counts every row, read in two
+    /// streaming passes, but the list holds a selection: the first MAX_ROWS/2 rows, the
+    /// worst-scoring rows of each primary column per system, and the first 100 rows with
+    /// errors (docs/report.md). Memory grows with this number, not with the file.
+    #[arg(long, default_value_t = gather::DEFAULT_MAX_ROWS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub max_rows: usize,
     /// Page title (default: the score file's name).
     #[arg(long)]
     pub title: Option<String>,
@@ -96,11 +103,8 @@ fn default_output(scores: &Path) -> PathBuf {
 
 /// The columns present in the rows, in registry order (unknown columns after, by name),
 /// with their registry description and direction.
-fn columns_of(reports: &[Report]) -> Vec<payload::Column> {
-    let mut present = std::collections::BTreeSet::new();
-    for r in reports {
-        present.extend(r.scores.keys().map(String::as_str));
-    }
+fn columns_of(present: &BTreeSet<String>) -> Vec<payload::Column> {
+    let mut present: BTreeSet<&str> = present.iter().map(String::as_str).collect();
     let mut out = Vec::new();
     for m in factpico::registry() {
         for c in m.columns {
@@ -131,12 +135,12 @@ fn columns_of(reports: &[Report]) -> Vec<payload::Column> {
 /// file's provenance records them (`summary_columns`); for files written before it did (or
 /// without their provenance file), the primary columns of the registry metrics that produced
 /// the rows.
-fn primary_columns(reports: &[Report], provenance: Option<&serde_json::Value>) -> Vec<String> {
+fn primary_columns(present: &BTreeSet<String>, provenance: Option<&serde_json::Value>) -> Vec<String> {
     let recorded = provenance.and_then(|p| p.get("summary_columns")).and_then(serde_json::Value::as_array);
     if let Some(cols) = recorded {
         return cols.iter().filter_map(|c| c.as_str().map(str::to_owned)).collect();
     }
-    let has = |col: &str| reports.iter().any(|r| r.scores.contains_key(col));
+    let has = |col: &str| present.contains(col);
     factpico::registry().into_iter().flat_map(|m| m.primary_columns()).filter(|c| has(c)).map(str::to_owned).collect()
 }
 
@@ -158,37 +162,28 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
     if args.ratings.is_some() && args.aspects.is_empty() {
         bail!("--ratings needs --aspects: the human rating columns to compare with (e.g. --aspects avg_pio)");
     }
-    let mut reports = Vec::new();
-    let file = output::for_each_report(&args.scores, |r| {
-        reports.push(r);
-        Ok(())
-    })?;
+    let gathered = gather::gather(&args.scores, args.max_rows, primary_columns)?;
+    let file = &gathered.file;
     if let (Some(note), false) = (&file.note, args.quiet) {
         eprintln!("warning: {}", crate::term::escape_controls(note));
     }
     let provenance = file.provenance.as_ref();
-    if reports.is_empty() {
-        bail!("{} has no rows", args.scores.display());
-    }
+    let reports = &gathered.reports;
     let texts = match &args.input {
         Some(input) => {
             let ((format, fields), origin) = texts::mapping(input, &args.fields, provenance)?;
-            let t = texts::read(input, format, &fields, &reports)
+            let t = texts::read(input, format, &fields, reports)
                 .with_context(|| format!("{} read with {origin}", input.display()))?;
             Some(t)
         }
         None => None,
     };
-    let primary = primary_columns(&reports, provenance);
-    let mut table = Summary::new(primary.clone());
-    for r in &reports {
-        table.add(r);
-    }
+    let primary = &gathered.primary;
     let meta = match &args.ratings {
-        Some(ratings) => Some(meta_eval(args, ratings, &primary)?),
+        Some(ratings) => Some(meta_eval(args, ratings, primary)?),
         None => None,
     };
-    let columns = columns_of(&reports);
+    let columns = columns_of(&gathered.present);
     let title = args.title.clone().unwrap_or_else(|| {
         args.scores.file_name().map_or_else(|| "factpico report".into(), |n| n.to_string_lossy().into_owned())
     });
@@ -196,17 +191,31 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         title: &title,
         scores_path: &args.scores,
         input_path: args.input.as_deref(),
-        reports: &reports,
+        reports,
+        total: gathered.total,
+        selection: gathered.selection.as_ref(),
         provenance,
         texts: texts.as_ref(),
         columns: &columns,
-        primary: &primary,
-        summary: &table,
+        primary,
+        summary: &gathered.summary,
+        histograms: &gathered.histograms,
+        systems: &gathered.systems,
         meta: meta.as_ref(),
     })?;
     output::write_atomic(&out, html.as_bytes())?;
     if !args.quiet {
-        eprintln!("wrote {} ({} rows, {} bytes)", out.display(), reports.len(), html.len());
+        match &gathered.selection {
+            None => eprintln!("wrote {} ({} rows, {} bytes)", out.display(), reports.len(), html.len()),
+            Some(_) => eprintln!(
+                "wrote {} ({} rows; the list holds {} of them, more than --max-rows {}: see the page's note; {} bytes)",
+                out.display(),
+                gathered.total,
+                reports.len(),
+                args.max_rows,
+                html.len()
+            ),
+        }
         if texts.is_none() {
             eprintln!("note: no --input: the page shows scores and details but not the texts");
         }

@@ -4,6 +4,7 @@
 //! The page carries a Content-Security-Policy that allows only its own script and style
 //! (by sha256) and `data:` images: even a text that escaped escaping could not run.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::Result;
@@ -12,6 +13,7 @@ use factpico::Report;
 use maud::{html, Markup, PreEscaped};
 use sha2::Digest;
 
+use super::gather::{Histogram, Selection, BINS, FAILED_ROWS};
 use super::payload::{self, Column};
 use super::texts::Texts;
 use super::MetaEval;
@@ -25,13 +27,22 @@ pub(crate) struct Page<'a> {
     pub title: &'a str,
     pub scores_path: &'a Path,
     pub input_path: Option<&'a Path>,
+    /// The rows the page holds (every row, or a [`Selection`]), in file order.
     pub reports: &'a [Report],
+    /// Rows in the score file.
+    pub total: usize,
+    /// Which rows the page holds, when not every row.
+    pub selection: Option<&'a Selection>,
     /// The score file's provenance, when it has one.
     pub provenance: Option<&'a serde_json::Value>,
     pub texts: Option<&'a Texts>,
     pub columns: &'a [Column],
     pub primary: &'a [String],
     pub summary: &'a Summary,
+    /// One histogram per primary column, over every row of the file.
+    pub histograms: &'a [Histogram],
+    /// The systems of every row (`None`: rows without one), sorted.
+    pub systems: &'a BTreeSet<Option<String>>,
     pub meta: Option<&'a MetaEval>,
 }
 
@@ -56,9 +67,9 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
     let index = payload::embed(&payload::index(p.reports, p.columns))?;
     let provenance = p.provenance;
     let engine = provenance.and_then(|v| v["engine"].as_str()).unwrap_or("factpico (unknown version)");
-    let n_rows = p.reports.len();
+    let n_rows = p.total;
     // Most of the page is the row payloads; reserve to avoid regrowing.
-    let mut body = String::with_capacity(64 * 1024 + n_rows * 4096);
+    let mut body = String::with_capacity(64 * 1024 + p.reports.len() * 4096);
     body.push_str("<!DOCTYPE html><html lang=\"en\"><head>");
     let head = html! {
         meta charset="utf-8";
@@ -105,7 +116,9 @@ fn top(p: &Page<'_>, n_rows: usize, engine: &str) -> Markup {
         header.fp-top {
             h1 { (p.title) }
             div.fp-muted {
-                (n_rows) " rows · scores " code { (file_name(p.scores_path)) }
+                (n_rows) " rows"
+                @if p.selection.is_some() { " (the list holds " (p.reports.len()) ")" }
+                " · scores " code { (file_name(p.scores_path)) }
                 @match p.input_path {
                     Some(i) => { " · texts from " code { (file_name(i)) } " (ids and input_sha256 verified)" }
                     None => { " · no texts (run with --input)" }
@@ -122,6 +135,21 @@ fn overview(p: &Page<'_>) -> Markup {
     let dists = distributions(p);
     html! {
         section #fp-overview {
+            @if let Some(sel) = p.selection {
+                p.fp-error #fp-selection {
+                    "This file has " (sel.total) " rows, more than --max-rows " (sel.max_rows) ". The per-system table, the histograms"
+                    @if p.meta.is_some() { " and the meta-evaluation" }
+                    " count every row; the list and the row views hold " (p.reports.len()) " of them: the first " (sel.first) " rows, "
+                    @if sel.worst_per_system > 0 {
+                        "the " (sel.worst_per_system) " worst-scoring rows of each primary column per system and over all rows, "
+                    } @else {
+                        "the " (sel.worst_all) " worst-scoring rows of each primary column over all rows (too many systems for per-system picks), "
+                    }
+                    "and the first " (sel.failed) " rows with errors or skipped (at most " (FAILED_ROWS) "). "
+                    "Worst: lowest where higher is better, highest where lower is better. Filters, sorting and histogram clicks list held rows only. "
+                    "Rerun with --max-rows " (sel.total) " to hold every row (memory grows with it)."
+                }
+            }
             h2 { "Per-system summary" }
             div.fp-tablewrap {
                 table.fp-table #fp-summary-table {
@@ -209,8 +237,6 @@ fn svg_data_uri(svg: &str) -> String {
     format!("data:image/svg+xml;base64,{}", base64::engine::general_purpose::STANDARD.encode(svg.as_bytes()))
 }
 
-const BINS: usize = 20;
-
 /// One strip of a histogram: a system (or all rows) and its bin counts.
 struct Strip<'a> {
     label: String,
@@ -222,39 +248,33 @@ struct Strip<'a> {
 }
 
 /// One SVG histogram per primary column, one strip per system (and all rows when there are
-/// several systems).
+/// several systems), from histograms binned over every row of the file.
 fn distributions(p: &Page<'_>) -> Vec<Markup> {
-    let mut systems: Vec<Option<&str>> = p.reports.iter().map(|r| r.system.as_deref()).collect();
-    systems.sort_unstable();
-    systems.dedup();
-    let multi = systems.len() > 1;
     let mut out = Vec::new();
-    for col in p.primary {
-        let values: Vec<(Option<&str>, f64)> =
-            p.reports.iter().filter_map(|r| r.score(col).filter(|v| v.is_finite()).map(|v| (r.system.as_deref(), v))).collect();
-        let nulls = p.reports.len() - values.len();
-        let (lo, hi) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(_, v)| (a.min(v), b.max(v)));
-        let width = if hi > lo { (hi - lo) / BINS as f64 } else { 1.0 };
-        let strip = |label: String, system: &'static str, vals: &mut dyn Iterator<Item = f64>| {
-            let mut counts = [0usize; BINS];
-            let (mut n, mut sum) = (0usize, 0.0);
-            for v in vals {
-                let b = if hi > lo { (((v - lo) / width) as usize).min(BINS - 1) } else { 0 };
-                counts[b] += 1;
-                n += 1;
-                sum += v;
-            }
-            (label, system, n, (n > 0).then(|| sum / n as f64), counts)
-        };
+    for h in p.histograms {
+        let col = &h.column;
+        let (lo, hi, width, nulls) = (h.lo, h.hi, h.width(), h.nulls);
+        let has_values = h.all.n > 0;
+        let multi = p.systems.len() > 1;
         let mut strips: Vec<Strip<'_>> = Vec::new();
-        for s in &systems {
-            let (label, _, n, mean, counts) =
-                strip(s.unwrap_or("(no system)").to_owned(), "", &mut values.iter().filter(|(x, _)| x == s).map(|&(_, v)| v));
-            strips.push(Strip { label, system: s.unwrap_or(""), n, mean, counts });
+        for s in p.systems {
+            let st = h.strips.get(s);
+            strips.push(Strip {
+                label: s.as_deref().unwrap_or("(no system)").to_owned(),
+                system: s.as_deref().unwrap_or(""),
+                n: st.map_or(0, |x| x.n),
+                mean: st.filter(|x| x.n > 0).map(|x| x.sum / x.n as f64),
+                counts: st.map_or([0; BINS], |x| x.counts),
+            });
         }
         if multi {
-            let (label, system, n, mean, counts) = strip("(all)".into(), "", &mut values.iter().map(|&(_, v)| v));
-            strips.push(Strip { label, system, n, mean, counts });
+            strips.push(Strip {
+                label: "(all)".into(),
+                system: "",
+                n: h.all.n,
+                mean: (h.all.n > 0).then(|| h.all.sum / h.all.n as f64),
+                counts: h.all.counts,
+            });
         }
         const W: f64 = 360.0;
         const LABEL_H: f64 = 16.0;
@@ -268,7 +288,7 @@ fn distributions(p: &Page<'_>) -> Vec<Markup> {
                     title { (col) " per system" }
                     text x="4" y="14" font-weight="bold" { (col) }
                     text x=(W - 4.0) y="14" text-anchor="end" {
-                        @if values.is_empty() { "no values" } @else { (fmt(lo)) " … " (fmt(hi)) }
+                        @if !has_values { "no values" } @else { (fmt(lo)) " … " (fmt(hi)) }
                         @if nulls > 0 { " · " (nulls) " null" }
                     }
                     @for (k, s) in strips.iter().enumerate() {
