@@ -100,7 +100,8 @@ fn roberta_fixture_pair_template() {
 /// Issue 23 (class 17): another model's tokenizer, with more ids than the graph's embedding
 /// table, is refused when the model loads (one clear error naming the tokenizer and both
 /// sizes) instead of failing on every row with a raw ONNX Runtime message; for pair models
-/// (AlignScore, SummaC, DAE) and single-sequence models (MiniCheck, FactCG, HHEM, LERC).
+/// (AlignScore, SummaC, DAE), single-sequence models (MiniCheck, FactCG, HHEM, LERC), extractive
+/// QA and seq2seq generators.
 #[test]
 fn a_tokenizer_larger_than_the_embedding_table_is_refused_at_load() {
     if !alignscore_support::ort_or_skip("a_tokenizer_larger_than_the_embedding_table_is_refused_at_load") {
@@ -108,6 +109,16 @@ fn a_tokenizer_larger_than_the_embedding_table_is_refused_at_load() {
     }
     let fixtures = alignscore_support::tiny_model().parent().unwrap().to_owned();
     let foreign = fixtures.join("dae-tiny/tokenizer.json"); // 6,000 ids; the graphs below embed 1,000
+    // DAE's own tokenizer with 100 more WordPiece entries (no fixture tokenizer is larger).
+    let grown = tempfile::tempdir().unwrap();
+    let foreign_to_dae = grown.path().join("tokenizer.json");
+    let mut tok: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixtures.join("dae-tiny/tokenizer.json")).unwrap()).unwrap();
+    let vocab = tok["model"]["vocab"].as_object_mut().unwrap();
+    let base = vocab.len();
+    for k in 0..100 {
+        vocab.insert(format!("grown{k}"), serde_json::json!(base + k));
+    }
+    std::fs::write(&foreign_to_dae, tok.to_string()).unwrap();
     let opts = SessionOptions::default().intra_threads(1);
     for name in ["alignscore-tiny", "minicheck-roberta-large-tiny"] {
         let dir = tempfile::tempdir().unwrap();
@@ -129,5 +140,33 @@ fn a_tokenizer_larger_than_the_embedding_table_is_refused_at_load() {
         } else {
             factpico_runtime::sequence::SequenceClassifier::load(dir.path(), &opts).unwrap();
         }
+    }
+    // Extractive QA (QAEval's answerer) and seq2seq (QuestEval's generators; the encoder and the
+    // decoder's first step are probed).
+    for (name, files) in [
+        ("qa-tiny", &["factpico.json", "model.onnx"][..]),
+        ("dae-tiny", &["factpico.json", "model.onnx"][..]),
+        ("t5-tiny-qg", &["factpico.json", "config.json", "generation_config.json", "encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx"][..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        for f in files {
+            std::fs::copy(fixtures.join(name).join(f), dir.path().join(f)).unwrap();
+        }
+        let load = || -> Result<(), String> {
+            if name == "qa-tiny" {
+                factpico_runtime::extractive_qa::ExtractiveQaModel::load(dir.path(), &opts).map(|_| ()).map_err(|e| e.to_string())
+            } else if name == "dae-tiny" {
+                factpico_runtime::dae::DaeArcModel::load(dir.path(), &opts).map(|_| ()).map_err(|e| e.to_string())
+            } else {
+                factpico_runtime::seq2seq::Seq2SeqModel::load(dir.path(), &opts).map(|_| ()).map_err(|e| e.to_string())
+            }
+        };
+        let (other, ids) = if name == "dae-tiny" { (&foreign_to_dae, base + 100) } else { (&foreign, 6000) };
+        std::fs::copy(other, dir.path().join("tokenizer.json")).unwrap();
+        let e = load().unwrap_err();
+        let want = format!("has {ids} ids but the graph cannot embed id {}", ids - 1);
+        assert!(e.contains(&want) && e.contains("does not belong to this model"), "{name}: {e}");
+        std::fs::copy(fixtures.join(name).join("tokenizer.json"), dir.path().join("tokenizer.json")).unwrap();
+        load().unwrap();
     }
 }

@@ -151,12 +151,24 @@ impl DaeArcModel {
             });
         }
         drop(first);
-        Ok(Self {
+        let model = Self {
             dir,
             tokenizer,
             sessions,
             stats: Mutex::new(DaeRunStats::default()),
-        })
+        };
+        // A tokenizer with ids the graph cannot embed (another model's tokenizer) is one clear
+        // error here, not a raw ONNX Runtime message on every row: one arc over the
+        // tokenizer's highest base-vocabulary id.
+        let vocab = model.tokenizer.tokenizer().get_vocab_size(false);
+        if let Some(last) = vocab.checked_sub(1).and_then(|v| u32::try_from(v).ok()) {
+            let probe = ArcBatchItem { input_ids: &[last], child_pos: &[0], head_pos: &[0] };
+            model
+                .run(&[probe])
+                .map_err(|e| crate::sequence::vocabulary_error(&model.dir.model_path(), &model.dir.tokenizer_path(), vocab, &e))?;
+            *lock(&model.stats) = DaeRunStats::default();
+        }
+        Ok(model)
     }
 
     /// The manifest.

@@ -198,7 +198,62 @@ impl ExtractiveQaModel {
                 reason: format!("outputs {outs:?} lack start_logits/end_logits; export with onnx/export_qa.py"),
             });
         }
-        Ok(Self { dir, tokenizer, config, session: Mutex::new(session), input_names, cls, sep, pad })
+        let vocab = tokenizer.get_vocab_size(false);
+        let model = Self { dir, tokenizer, config, session: Mutex::new(session), input_names, cls, sep, pad };
+        // A tokenizer with ids the graph cannot embed (another model's tokenizer) is one
+        // clear error here, not a raw ONNX Runtime message on every row.
+        if let Some(last) = vocab.checked_sub(1).and_then(|v| u32::try_from(v).ok()) {
+            model
+                .logits(&[(&[cls, last, sep], &[0, 0, 0])])
+                .map_err(|e| crate::sequence::vocabulary_error(&model.dir.model_path(), &tok_path, vocab, &e))?;
+        }
+        Ok(model)
+    }
+
+    /// Start and end logits of one batch of windows (`(ids, token type ids)`, each at most
+    /// `max_seq_length` long), padded to `max_seq_length` like the reference: one
+    /// `(start, end)` pair of `max_seq_length` logits per window.
+    fn logits(&self, windows: &[(&[u32], &[u32])]) -> Result<Vec<(Vec<f32>, Vec<f32>)>> {
+        let l = self.config.max_seq_length;
+        let b = windows.len();
+        let mut ids = vec![i64::from(self.pad); b * l];
+        let mut mask = vec![0i64; b * l];
+        let mut types = vec![0i64; b * l];
+        for (r, (w_ids, w_types)) in windows.iter().enumerate() {
+            for (j, (&t, &ty)) in w_ids.iter().zip(w_types.iter()).take(l).enumerate() {
+                ids[r * l + j] = i64::from(t);
+                mask[r * l + j] = 1;
+                types[r * l + j] = i64::from(ty);
+            }
+        }
+        let mut inputs: Vec<(String, ort::value::DynValue)> = Vec::new();
+        for name in &self.input_names {
+            let data = match name.as_str() {
+                "input_ids" => ids.clone(),
+                "attention_mask" => mask.clone(),
+                "token_type_ids" => types.clone(),
+                other => {
+                    return Err(Error::InvalidModel {
+                        path: self.dir.model_path(),
+                        reason: format!("unsupported graph input {other:?}"),
+                    })
+                }
+            };
+            let t = ort::value::Tensor::from_array((vec![b, l], data)).map_err(|e| Error::ort("creating a tensor", e))?;
+            inputs.push((name.clone(), t.into_dyn()));
+        }
+        let mut sess = lock(&self.session);
+        let out = sess.run(inputs).map_err(|e| Error::ort("running the QA model", e))?;
+        let get = |name: &str| -> Result<Vec<f32>> {
+            let v = out.get(name).ok_or_else(|| Error::ort("QA outputs", format!("no {name}")))?;
+            let (_, d) = v.try_extract_tensor::<f32>().map_err(|e| Error::ort("reading QA logits", e))?;
+            if d.len() != b * l {
+                return Err(Error::ort("reading QA logits", "unexpected shape"));
+            }
+            Ok(d.to_vec())
+        };
+        let (s, e) = (get("start_logits")?, get("end_logits")?);
+        Ok((0..b).map(|r| (s[r * l..(r + 1) * l].to_vec(), e[r * l..(r + 1) * l].to_vec())).collect())
     }
 
     /// The SQuAD settings in use.
@@ -301,51 +356,10 @@ impl ExtractiveQaModel {
             }
         }
         // Run the model, padded to max_seq_length like the reference.
-        let l = cfg.max_seq_length;
         let mut logits: Vec<(Vec<f32>, Vec<f32>)> = Vec::with_capacity(windows.len());
         for chunk in windows.chunks(batch_size) {
-            let b = chunk.len();
-            let mut ids = vec![i64::from(self.pad); b * l];
-            let mut mask = vec![0i64; b * l];
-            let mut types = vec![0i64; b * l];
-            for (r, w) in chunk.iter().enumerate() {
-                for (j, &t) in w.ids.iter().enumerate() {
-                    ids[r * l + j] = i64::from(t);
-                    mask[r * l + j] = 1;
-                    types[r * l + j] = i64::from(w.type_ids[j]);
-                }
-            }
-            let mut inputs: Vec<(String, ort::value::DynValue)> = Vec::new();
-            for name in &self.input_names {
-                let data = match name.as_str() {
-                    "input_ids" => ids.clone(),
-                    "attention_mask" => mask.clone(),
-                    "token_type_ids" => types.clone(),
-                    other => {
-                        return Err(Error::InvalidModel {
-                            path: self.dir.model_path(),
-                            reason: format!("unsupported graph input {other:?}"),
-                        })
-                    }
-                };
-                let t = ort::value::Tensor::from_array((vec![b, l], data))
-                    .map_err(|e| Error::ort("creating a tensor", e))?;
-                inputs.push((name.clone(), t.into_dyn()));
-            }
-            let mut sess = lock(&self.session);
-            let out = sess.run(inputs).map_err(|e| Error::ort("running the QA model", e))?;
-            let get = |name: &str| -> Result<Vec<f32>> {
-                let v = out.get(name).ok_or_else(|| Error::ort("QA outputs", format!("no {name}")))?;
-                let (_, d) = v.try_extract_tensor::<f32>().map_err(|e| Error::ort("reading QA logits", e))?;
-                if d.len() != b * l {
-                    return Err(Error::ort("reading QA logits", "unexpected shape"));
-                }
-                Ok(d.to_vec())
-            };
-            let (s, e) = (get("start_logits")?, get("end_logits")?);
-            for r in 0..b {
-                logits.push((s[r * l..(r + 1) * l].to_vec(), e[r * l..(r + 1) * l].to_vec()));
-            }
+            let seqs: Vec<(&[u32], &[u32])> = chunk.iter().map(|w| (w.ids.as_slice(), w.type_ids.as_slice())).collect();
+            logits.extend(self.logits(&seqs)?);
         }
         // Post-process each pair.
         let mut out = Vec::with_capacity(pairs.len());

@@ -227,7 +227,8 @@ impl Seq2SeqModel {
                 })
             }
         };
-        Ok(Seq2SeqModel {
+        let vocab = tokenizer.get_vocab_size(false);
+        let model = Seq2SeqModel {
             dir,
             manifest,
             config,
@@ -239,7 +240,26 @@ impl Seq2SeqModel {
             heads,
             head_dim,
             d_model,
-        })
+        };
+        model.check_vocabulary(vocab, &tok_path)?;
+        Ok(model)
+    }
+
+    /// Refuses a tokenizer whose ids the graphs cannot embed (another model's tokenizer): the
+    /// encoder runs one source made of the tokenizer's highest base-vocabulary id, and the
+    /// decoder one first step fed that id, which fail when an embedding table has fewer rows.
+    /// Checked at load so that the mismatch is one clear error, not a raw ONNX Runtime message
+    /// on every row.
+    fn check_vocabulary(&self, vocab: usize, tokenizer: &Path) -> Result<()> {
+        use crate::generate::{DecoderStep, Hyp};
+        let Some(last) = vocab.checked_sub(1).and_then(|v| u32::try_from(v).ok()) else { return Ok(()) };
+        let probe = || -> Result<()> {
+            let mut d = self.decoder(&[&[last]])?;
+            d.start()?;
+            d.step(&[Hyp { row: 0, parent: None, token: last }])?;
+            Ok(())
+        };
+        probe().map_err(|e| crate::sequence::vocabulary_error(&self.dir, tokenizer, vocab, &e))
     }
 
     /// The model directory.
