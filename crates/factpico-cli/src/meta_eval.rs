@@ -33,7 +33,7 @@ pub fn run(a: &MetaEvalArgs) -> Result<i32> {
         eprintln!("warning: {}", escape_controls(w));
     }
     for p in &out.written {
-        eprintln!("wrote {}", p.display());
+        eprintln!("wrote {}", crate::term::path(p));
     }
     Ok(0)
 }

@@ -129,7 +129,7 @@ pub fn run(args: &ModelsArgs) -> Result<i32> {
         ModelsCmd::Path { name } => {
             let p = store.path(name)?;
             if p.is_dir() {
-                println!("{}", p.display());
+                println!("{}", crate::term::path(&p));
                 Ok(0)
             } else {
                 eprintln!("{} is not installed; install it with `factpico models pull {}`", clean(name), clean(name));
@@ -149,7 +149,7 @@ pub fn run(args: &ModelsArgs) -> Result<i32> {
             let opts = PullOptions { quiet: true, ..PullOptions::default() };
             let p = store.import(name, dir, &opts).with_context(|| format!("factpico models import {name}"))?;
             eprintln!("{}: installed from {}", clean(name), clean(&dir.display().to_string()));
-            println!("{}", p.display());
+            println!("{}", crate::term::path(&p));
             Ok(0)
         }
         ModelsCmd::Pull { names, int8, force, quiet } => {
@@ -166,7 +166,7 @@ pub fn run(args: &ModelsArgs) -> Result<i32> {
                             }
                             eprintln!("{}: installed", clean(name));
                         }
-                        println!("{}", p.path.display());
+                        println!("{}", crate::term::path(&p.path));
                     }
                     Err(e) => {
                         failed += 1;

@@ -333,7 +333,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                 eprintln!(
                     "resuming: {} rows already in {} ({} bytes of an incomplete row dropped)",
                     r.rows_done,
-                    output::partial_path(out).display(),
+                    crate::term::path(&output::partial_path(out)),
                     r.dropped_bytes
                 );
             }
@@ -348,7 +348,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             if let (Some(bytes), false) = (replaced, args.quiet) {
                 eprintln!(
                     "warning: replaced the partial output of an interrupted run ({bytes} bytes in {}); --resume continues such a run instead",
-                    output::partial_path(out).display()
+                    crate::term::path(&output::partial_path(out))
                 );
             }
             (output::RowWriter::Jsonl(w), 0)
@@ -381,7 +381,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             out.display()
         ),
         Some(out) => {
-            format!("; the {rows} rows before it are kept in {} (fix the input, then use --resume)", output::partial_path(out).display())
+            format!("; the {rows} rows before it are kept in {} (fix the input, then use --resume)", crate::term::path(&output::partial_path(out)))
         }
         None => String::new(),
     };
@@ -494,12 +494,13 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if let Some(p) = args.summary.as_deref().filter(|p| !output::is_stdout(p)) {
         output::write_atomic(p, table.as_bytes()).with_context(|| rows_are("the --summary table could not be written"))?;
     }
-    // --on-error skip: requested metrics that produced no value in any row (every record
-    // skipped, every row failed or null) must not let the run look successful. (Under
-    // --on-error fail a failed row or an unreadable record already stops the run.)
+    // Requested metrics that produced no value in any row (every record skipped, every row
+    // failed or a documented null) must not let the run look successful, whatever --on-error
+    // says (under fail, every value can still be a documented null: empty summaries, LLM
+    // replies that do not parse).
     let columns = scorer.columns();
     let mut valueless: Vec<&str> = Vec::new();
-    if summary.rows() > 0 && args.on_error == OnError::Skip {
+    if summary.rows() > 0 {
         for name in &args.metrics {
             let Some(info) = factpico::metric_info(name) else { continue };
             let cols: Vec<&str> = info.columns.iter().map(|c| c.name).filter(|c| columns.contains(c)).collect();
@@ -511,7 +512,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if !args.quiet {
         let (rows, skipped) = (summary.rows(), summary.skipped());
         match &out {
-            Some(out) => eprintln!("wrote {rows} rows ({skipped} skipped) to {}", out.display()),
+            Some(out) => eprintln!("wrote {rows} rows ({skipped} skipped) to {}", crate::term::path(out)),
             None => eprintln!("wrote {rows} rows ({skipped} skipped) to standard output"),
         }
         if rows == 0 {
@@ -641,7 +642,7 @@ fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
         }
     }
     let pairs: Vec<Pair<'_>> = rows.iter().map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras)).collect();
-    println!("dry run: {} rows read ({unreadable} unreadable) from {}", pairs.len(), args.input.display());
+    println!("dry run: {} rows read ({unreadable} unreadable) from {}", pairs.len(), crate::term::path(&args.input));
     for info in infos {
         match factpico::units::plan(info, &options, &pairs) {
             Some(Ok(line)) => println!("{line}"),

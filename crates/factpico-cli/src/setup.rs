@@ -26,8 +26,8 @@ pub fn run(what: &SetupWhat) -> Result<i32> {
     match what {
         SetupWhat::Ort { home } => {
             let lib = factpico::setup_ort(home.as_deref())?;
-            println!("ONNX Runtime library: {}", lib.display());
-            println!("factpico finds it there; other programs can use ORT_DYLIB_PATH={}", lib.display());
+            println!("ONNX Runtime library: {}", crate::term::path(&lib));
+            println!("factpico finds it there; other programs can use ORT_DYLIB_PATH={}", crate::term::path(&lib));
             Ok(0)
         }
     }

@@ -38,6 +38,17 @@ struct SystemAcc {
     cols: BTreeMap<String, Acc>,
 }
 
+/// A system's name as the table (and the report's histograms) show it: as given, except that
+/// a name written in parentheses is shown in double quotes (`"(all)"`), so that no system can
+/// pass for the synthetic `(no system)` and `(all)` lines.
+pub fn shown_system(name: &str) -> String {
+    if name.starts_with('(') && name.ends_with(')') {
+        format!("\"{name}\"")
+    } else {
+        name.to_owned()
+    }
+}
+
 /// Accumulates reports into the per-system summary.
 #[derive(Debug)]
 pub struct Summary {
@@ -113,7 +124,8 @@ impl Summary {
     /// The table as cells: the header, then one row per system (sorted by name), `(no system)`
     /// for rows without one, then `(all)`. Cells are `mean ± sd` over the non-null values
     /// (sample sd, n − 1; `mean` alone for one value, `–` for none); "null values" counts null
-    /// cells over the shown columns. System names are as given (not escaped).
+    /// cells over the shown columns. System names are as given (not escaped), except that a
+    /// name in parentheses is quoted ([`shown_system`]).
     pub fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
         let mut header = vec!["system".to_owned(), "rows".to_owned()];
         header.extend(self.columns.iter().map(|c| format!("{c} (mean ± sd)")));
@@ -125,7 +137,7 @@ impl Summary {
         for key in keys {
             let acc = &self.systems[key];
             let shown = match key {
-                Key::System(Some(name)) => name.clone(),
+                Key::System(Some(name)) => shown_system(name),
                 Key::System(None) => "(no system)".to_owned(),
                 Key::All => "(all)".to_owned(),
             };

@@ -39,6 +39,12 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A path as factpico prints it: [`Path::display`](std::path::Path::display) with C0/C1 control
+/// characters escaped as [`escape_controls`] does (a file name may carry escape sequences).
+pub fn path(p: &std::path::Path) -> String {
+    escape_controls(&p.display().to_string()).into_owned()
+}
+
 /// `text` with the credentials of every URL in it (`scheme://user:password@host`) replaced by
 /// `[redacted]` (`scheme://[redacted]@host`). The logger applies it to every log line, so that
 /// a library that logs a URL (an HTTP client's connection lines at `-vv`) never prints a

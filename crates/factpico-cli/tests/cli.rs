@@ -252,7 +252,10 @@ fn empty_whitespace_and_punctuation_texts_are_documented_nulls() {
     // An empty source is a documented null too.
     let input = write(dir.path(), "e.jsonl", br#"{"id":"x","source":"  ","summary":"Aspirin helped."}"#);
     let out2 = dir.path().join("e.out.jsonl");
-    assert!(run(&["score", input.to_str().unwrap(), "-o", out2.to_str().unwrap(), "-q"]).status.success());
+    let o = run(&["score", input.to_str().unwrap(), "-o", out2.to_str().unwrap(), "-q"]);
+    // Its only row: no metric has a value, so the run says so (exit 3), rows written.
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("metric rougeL produced no value in any of the 1 rows"), "{}", stderr(&o));
     assert_eq!(rows(&out2)[0]["nulls"]["rougeL"], "empty source");
 }
 

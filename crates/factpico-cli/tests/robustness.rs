@@ -1149,3 +1149,102 @@ fn i23_10_deeply_nested_fields() {
         assert!(stderr(&o).contains("field `source` is nested more than 100 levels deep"), "{name}: {}", stderr(&o));
     }
 }
+
+/// Class 3 under the default `--on-error fail`: a requested metric whose every value is a
+/// documented null (summaries without words) fails the run too (exit 3, warning under -q),
+/// the rows still written.
+#[test]
+fn i23_11_a_metric_without_any_value_fails_the_run_under_fail_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = write(
+        d,
+        "nw.jsonl",
+        b"{\"id\":\"a\",\"source\":\"Aspirin reduced pain in 40 adults.\",\"summary\":\"...\"}\n{\"id\":\"b\",\"source\":\"Aspirin reduced pain.\",\"summary\":\"!!\"}\n",
+    );
+    let out = d.join("o.jsonl");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--metrics", "rougeL,fkgl"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("warning: metric rougeL produced no value in any of the 2 rows"), "{err}");
+    // fkgl has values (the abstracts' grade): not named.
+    assert!(!err.contains("metric fkgl produced no value"), "{err}");
+    assert_eq!(rows(&out).len(), 2, "the rows are written");
+}
+
+/// Class 7: a system named like the table's synthetic lines is shown quoted, in the table,
+/// the --summary file and the report's histograms.
+#[test]
+fn i23_12_systems_named_like_the_synthetic_lines_are_told_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut text = String::new();
+    for (k, sys) in ["(all)", "(no system)", "plain"].iter().enumerate() {
+        text.push_str(&serde_json::json!({"id": format!("r{k}"), "system": sys, "source": "Aspirin reduced pain in 40 adults.", "summary": "Aspirin helped adults."}).to_string());
+        text.push('\n');
+    }
+    text.push_str("{\"id\":\"r3\",\"source\":\"Aspirin reduced pain.\",\"summary\":\"Aspirin helped.\"}\n");
+    let input = write(d, "in.jsonl", text.as_bytes());
+    let out = d.join("o.jsonl");
+    let md = d.join("t.md");
+    let o = run(&["score", s(&input), "-o", s(&out), "-q", "--summary", s(&md)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    let first_cells: Vec<String> = table.lines().skip(2).filter(|l| !l.is_empty()).map(|l| l.split(" | ").next().unwrap().trim_start_matches("| ").to_owned()).collect();
+    assert_eq!(first_cells, ["\"(all)\"", "\"(no system)\"", "plain", "(no system)", "(all)"], "{table}");
+    assert_eq!(std::fs::read_to_string(&md).unwrap().trim_end(), table.trim_end(), "--summary file");
+    let html = d.join("r.html");
+    let o = run(&["report", s(&out), "-o", s(&html), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("&quot;(all)&quot; · n = 1") || page.contains("\"(all)\" · n = 1"), "histogram strip of the system named (all)");
+    assert!(page.contains(">(all) · n = 4"), "the synthetic all-rows strip");
+}
+
+/// Class 13: file names are data too: the paths factpico prints (wrote …, resuming …, the
+/// dry run) have their control characters escaped.
+#[test]
+fn i23_13_paths_are_escaped_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let name = "ev\u{1b}]0;pwned\u{7}name\u{1b}[2J";
+    let input = write(d, &format!("{name}.jsonl"), format!("{GOOD}\n").as_bytes());
+    let out = d.join(format!("{name}.out.jsonl"));
+    let o = run(&["score", s(&input), "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("wrote 1 rows (0 skipped) to "), "{err}");
+    let o2 = run(&["score", s(&input), "--dry-run"]);
+    let html = d.join(format!("{name}.html"));
+    let o3 = run(&["report", s(&out), "-o", s(&html)]);
+    assert!(o3.status.success(), "{}", stderr(&o3));
+    for (what, text) in [("score", err), ("dry run", String::from_utf8_lossy(&o2.stdout).into_owned() + &stderr(&o2)), ("report", stderr(&o3))] {
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{what}: raw control characters in {text:?}");
+        assert!(text.contains("ev\\u{1b}]0;pwned\\u{7}name"), "{what}: {text:?}");
+    }
+}
+
+/// `report` of concatenated score files: rows of two runs are refused; rows repeating an
+/// (id, system) are counted with a warning (a single run's input may repeat ids).
+#[test]
+fn i23_14_report_refuses_mixed_runs_and_warns_on_repeated_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = support::fixtures().join("pairs.jsonl");
+    let a = d.join("a.jsonl");
+    let b = d.join("b.jsonl");
+    for (out, metrics) in [(&a, "rougeL,fkgl"), (&b, "rougeL")] {
+        let o = run(&["score", s(&input), "-o", s(out), "-q", "--metrics", metrics]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let text_a = std::fs::read_to_string(&a).unwrap();
+    let mixed = write(d, "mixed.jsonl", format!("{text_a}{}", std::fs::read_to_string(&b).unwrap()).as_bytes());
+    let o = run(&["report", s(&mixed), "-o", s(&d.join("m.html"))]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("row 13 is from run") && stderr(&o).contains("several `factpico score` runs"), "{}", stderr(&o));
+    let twice = write(d, "twice.jsonl", format!("{text_a}{text_a}").as_bytes());
+    std::fs::copy(format!("{}.provenance.json", a.display()), format!("{}.provenance.json", twice.display())).unwrap();
+    let o = run(&["report", s(&twice), "-o", s(&d.join("t.html")), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: 12 rows repeat an (id, system) seen before (first: fx01)"), "{}", stderr(&o));
+}

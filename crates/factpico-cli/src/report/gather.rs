@@ -135,6 +135,9 @@ pub struct Gathered {
     pub histograms: Vec<Histogram>,
     /// The systems of every row (`None`: rows without one), sorted.
     pub systems: BTreeSet<Option<String>>,
+    /// Rows that repeat an (id, system) seen before (all counted in the overview), and the
+    /// first such id.
+    pub duplicates: (usize, Option<String>),
 }
 
 /// Candidate worst rows of one (column, system) group: a max-heap of (badness, row), so the
@@ -169,9 +172,44 @@ struct FirstPass {
     /// Per column, per system index: the candidates.
     worst: Vec<Vec<Worst>>,
     failed: Vec<usize>,
+    /// The first row's `run` (the hash of its run's provenance), and where it was.
+    run: Option<(String, usize)>,
+    /// 64-bit hashes of the (id, system) keys seen: 8 bytes a row.
+    keys: std::collections::HashSet<u64>,
+    /// Rows whose (id, system) was seen before, and the first such id.
+    duplicates: (usize, Option<String>),
 }
 
 impl FirstPass {
+    /// Refuses a row of another run than the first row's (score files concatenated).
+    fn check_run(&mut self, k: usize, r: &Report, path: &Path) -> Result<()> {
+        let Some(run) = &r.run else { return Ok(()) };
+        match &self.run {
+            None => self.run = Some((run.clone(), k)),
+            Some((first, at)) if first != run => bail!(
+                "{}: row {} is from run {run} but row {} is from run {first}: the rows of several `factpico score` runs (concatenated files?); report each run's file on its own (or compare them with `factpico diff`)",
+                path.display(),
+                k + 1,
+                at + 1
+            ),
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Counts rows that repeat an (id, system) key (by a 64-bit hash of the key).
+    fn see_key(&mut self, r: &Report) {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (r.id.as_deref(), r.system.as_deref()).hash(&mut h);
+        if !self.keys.insert(h.finish()) {
+            self.duplicates.0 += 1;
+            if self.duplicates.1.is_none() {
+                self.duplicates.1 = Some(r.id.clone().unwrap_or_default());
+            }
+        }
+    }
+
     fn see(&mut self, k: usize, r: &Report) {
         if (!r.errors.is_empty() || r.skipped.is_some()) && self.failed.len() < FAILED_ROWS {
             self.failed.push(k);
@@ -277,6 +315,8 @@ pub fn gather(
     let mut present = BTreeSet::new();
     let mut held: Vec<Report> = Vec::new();
     let file = output::for_each_report(path, |r| {
+        pass.check_run(pass.total, &r, path)?;
+        pass.see_key(&r);
         summary.add(&r);
         for c in r.scores.keys() {
             if !present.contains(c) {
@@ -326,7 +366,8 @@ pub fn gather(
         Some(selection)
     };
     let systems = std::mem::take(&mut pass.systems);
-    Ok(Gathered { reports: held, total: pass.total, selection, file, summary, present, primary, histograms, systems })
+    let duplicates = std::mem::take(&mut pass.duplicates);
+    Ok(Gathered { reports: held, total: pass.total, selection, file, summary, present, primary, histograms, systems, duplicates })
 }
 
 #[cfg(test)]

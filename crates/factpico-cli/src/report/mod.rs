@@ -167,6 +167,13 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
     if let (Some(note), false) = (&file.note, args.quiet) {
         eprintln!("warning: {}", crate::term::escape_controls(note));
     }
+    if let (n @ 1.., Some(first)) = (gathered.duplicates.0, &gathered.duplicates.1) {
+        // Visible even with -q: the overview counts every one of them.
+        eprintln!(
+            "warning: {n} rows repeat an (id, system) seen before (first: {}); the overview counts each of them",
+            crate::term::escape_controls(first)
+        );
+    }
     let provenance = file.provenance.as_ref();
     let reports = &gathered.reports;
     let texts = match &args.input {
@@ -206,10 +213,10 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
     output::write_atomic(&out, html.as_bytes())?;
     if !args.quiet {
         match &gathered.selection {
-            None => eprintln!("wrote {} ({} rows, {} bytes)", out.display(), reports.len(), html.len()),
+            None => eprintln!("wrote {} ({} rows, {} bytes)", crate::term::path(&out), reports.len(), html.len()),
             Some(_) => eprintln!(
                 "wrote {} ({} rows; the list holds {} of them, more than --max-rows {}: see the page's note; {} bytes)",
-                out.display(),
+                crate::term::path(&out),
                 gathered.total,
                 reports.len(),
                 args.max_rows,

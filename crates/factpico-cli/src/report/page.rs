@@ -260,7 +260,7 @@ fn distributions(p: &Page<'_>) -> Vec<Markup> {
         for s in p.systems {
             let st = h.strips.get(s);
             strips.push(Strip {
-                label: s.as_deref().unwrap_or("(no system)").to_owned(),
+                label: s.as_deref().map_or_else(|| "(no system)".to_owned(), crate::summary::shown_system),
                 system: s.as_deref().unwrap_or(""),
                 n: st.map_or(0, |x| x.n),
                 mean: st.filter(|x| x.n > 0).map(|x| x.sum / x.n as f64),
