@@ -29,6 +29,7 @@ fn fields(flags: u8) -> FieldMap {
         system: "system".into(),
         derive_id: (flags & 2 != 0).then(|| DeriveId { field: "source".into(), prefix: "sh_".into(), hex_len: 12 }),
         tsv_quotes: flags & 4 != 0,
+        delimiter: None,
         extras: if flags & 8 != 0 {
             vec![input::ExtraField { name: "evidence".into(), field: "evidence".into(), explicit: false }]
         } else {

@@ -4,7 +4,9 @@
 //! Every record becomes either an [`InputRow`] or a [`RowError`] that names the
 //! record number, the line (where the format has one) and the field. Nothing is
 //! loaded whole: JSONL and CSV are read record by record, a JSON array is parsed
-//! element by element on a reader thread through a bounded channel.
+//! element by element on a reader thread through a bounded channel. A file that is not of its
+//! format at all (a JSON array or a pretty-printed document named `.jsonl`, JSON lines with CR
+//! line ends, one object named `.json`) is refused by [`open`], before any record is read.
 
 mod json_record;
 
@@ -56,6 +58,11 @@ pub struct InputArgs {
     /// a quote). Without it TSV fields are taken literally, quotes included.
     #[arg(long)]
     pub tsv_quotes: bool,
+    /// CSV: the character that separates fields (default `,`), e.g. `--delimiter ';'` for the
+    /// CSV that Excel writes in locales with a decimal comma. One ASCII character other than a
+    /// quote or a line break (`tab` or `\t` for a tab).
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// Field holding the row id. When absent from the input, ids are derived
     /// (--id-from) or `row-<n>`.
     #[arg(long)]
@@ -94,6 +101,22 @@ fn parse_input_field(s: &str) -> std::result::Result<(String, String), String> {
     }
 }
 
+/// A `--delimiter` value: one ASCII character other than a quote or a line break (`tab` or
+/// `\t` for a tab).
+pub fn parse_delimiter(s: &str) -> std::result::Result<u8, String> {
+    let b = match s {
+        "tab" | "\\t" => b'\t',
+        _ => match s.as_bytes() {
+            [b] if b.is_ascii() => *b,
+            _ => return Err(format!("expected one ASCII character (e.g. ';' or tab), got {s:?}")),
+        },
+    };
+    if matches!(b, b'"' | b'\n' | b'\r') {
+        return Err(format!("{s:?} cannot separate fields (quotes and line breaks have their own meaning)"));
+    }
+    Ok(b)
+}
+
 impl InputArgs {
     /// The field mapping these options describe, reading the per-row side inputs `extras`.
     pub fn field_map(&self, extras: Vec<ExtraField>) -> FieldMap {
@@ -109,6 +132,8 @@ impl InputArgs {
                 hex_len: usize::from(self.id_hex),
             }),
             tsv_quotes: self.tsv_quotes,
+            // `,` is CSV's own: recorded as no delimiter (the provenance of a run without it).
+            delimiter: self.delimiter.filter(|&d| d != b','),
             extras,
         }
     }
@@ -120,6 +145,10 @@ impl InputArgs {
     /// as compressed).
     pub fn format_of(&self, input: &Path) -> Result<Format> {
         match self.format.or_else(|| Format::from_path(input)) {
+            Some(f) if f != Format::Csv && self.delimiter.is_some() => {
+                let tsv = if f == Format::Tsv { " (TSV is separated by tabs; pass --format csv to read it as CSV)" } else { "" };
+                bail!("--delimiter applies to CSV input, but {} is read as {}{tsv}", input.display(), f.name())
+            }
             Some(f) => Ok(f),
             None => {
                 let ext = input.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
@@ -163,11 +192,12 @@ pub use factpico::input_sha256;
 
 /// `provenance.input` of output schema 2: how the rows were read, so that a report can
 /// re-read the input and `--resume` can refuse a different reading:
-/// `{"format", "tsv_quotes", "fields": {"id", "source", "summary", "system", "<side input>"...},
+/// `{"format", "tsv_quotes", ["delimiter",] "fields": {"id", "source", "summary", "system", "<side input>"...},
 /// "derive_id": {"field", "prefix", "hex_len"} | null, "side_inputs": {"<option>": {"path",
 /// "sha256"}}}`. `fields` maps each name to its input field, including the metrics' per-row
 /// side inputs ([`FieldMap::extras`], e.g. `"evidence": "spans"`); `fields.id` is null when
-/// ids are derived. Side inputs are the files (not directories) the
+/// ids are derived; `delimiter` (CSV, one character) only when `--delimiter` gave one other
+/// than `,`. Side inputs are the files (not directories) the
 /// options name, e.g. `--arcs`; their full sha256 enters the resume fingerprint.
 ///
 /// # Errors
@@ -200,7 +230,7 @@ pub fn input_provenance(
     for x in &fields.extras {
         field_names.entry(x.name.clone()).or_insert_with(|| x.field.clone().into());
     }
-    Ok(serde_json::json!({
+    let mut input = serde_json::json!({
         "format": format.name(),
         "tsv_quotes": fields.tsv_quotes,
         "fields": field_names,
@@ -208,7 +238,12 @@ pub fn input_provenance(
             "field": d.field, "prefix": d.prefix, "hex_len": d.hex_len,
         })),
         "side_inputs": side,
-    }))
+    });
+    // Recorded only when given, so that the provenance of a run without it is unchanged.
+    if let (Some(d), Some(o)) = (fields.delimiter, input.as_object_mut()) {
+        o.insert("delimiter".into(), char::from(d).to_string().into());
+    }
+    Ok(input)
 }
 
 /// How the id of a row is derived when the input has no id field:
@@ -255,6 +290,8 @@ pub struct FieldMap {
     /// default: TSV fields are taken literally, quotes included (IANA text/tab-separated-values
     /// has no quoting: fields hold no tabs or line breaks).
     pub tsv_quotes: bool,
+    /// CSV only: the field separator when not `,` (`--delimiter`).
+    pub delimiter: Option<u8>,
     /// Per-row side inputs to read (absent or null values are left out of the row's extras).
     pub extras: Vec<ExtraField>,
 }
@@ -342,9 +379,9 @@ pub fn from_reader(
 ) -> Result<Box<dyn Iterator<Item = Record> + Send>> {
     let reader = BufReader::with_capacity(1 << 16, SkipBom { inner: raw, checked: false, pending: Vec::new() });
     Ok(match format {
-        Format::Jsonl => Box::new(JsonlReader { reader, fields: fields.clone(), line: 0, row: 0, failed: false }),
-        Format::Json => Box::new(json_array(reader, fields.clone())),
-        Format::Csv => Box::new(DelimitedReader::new(reader, b',', true, fields)?),
+        Format::Jsonl => Box::new(JsonlReader::new(reader, fields.clone())?),
+        Format::Json => Box::new(json_array(reader, fields.clone())?),
+        Format::Csv => Box::new(DelimitedReader::new(reader, fields.delimiter.unwrap_or(b','), true, fields)?),
         Format::Tsv => Box::new(DelimitedReader::new(reader, b'\t', fields.tsv_quotes, fields)?),
     })
 }
@@ -530,12 +567,26 @@ struct JsonlReader<R> {
     line: u64,
     row: u64,
     failed: bool,
+    /// The first record, read when the reader is made ([`JsonlReader::new`]).
+    first: Option<Record>,
+    /// Set while reading the first record when the file is not JSON lines at all.
+    refuse: Option<String>,
 }
 
-impl<R: BufRead> Iterator for JsonlReader<R> {
-    type Item = Record;
+impl<R: BufRead> JsonlReader<R> {
+    /// Reads the first record, to refuse a file that is not JSON lines (a JSON array, a
+    /// pretty-printed document, CR line ends) before any row is scored: read record by record,
+    /// such a file would be one unreadable row per line.
+    fn new(reader: R, fields: FieldMap) -> Result<Self> {
+        let mut me = Self { reader, fields, line: 0, row: 0, failed: false, first: None, refuse: None };
+        me.first = me.read_record();
+        if let Some(why) = me.refuse.take() {
+            bail!("{why}");
+        }
+        Ok(me)
+    }
 
-    fn next(&mut self) -> Option<Record> {
+    fn read_record(&mut self) -> Option<Record> {
         if self.failed {
             return None;
         }
@@ -560,6 +611,8 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
             }
             self.row += 1;
             let (row, line) = (self.row, self.line);
+            // The line ends with a line break (else the file ends inside it).
+            let ended = buf.last() == Some(&b'\n');
             let text = match std::str::from_utf8(&buf) {
                 Ok(t) => t,
                 Err(e) => {
@@ -570,23 +623,40 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                     )))
                 }
             };
+            if row == 1 && text.trim_start().starts_with('[') {
+                self.refuse = Some(format!(
+                    "line {line}: this looks like a JSON array, not JSON Lines (one object per line): name it .json or use --format json"
+                ));
+                return None;
+            }
+            if text.starts_with('\u{feff}') {
+                return Some(Err(RowError::new(
+                    row,
+                    None,
+                    format!(
+                        "line {line} starts with a byte-order mark (U+FEFF), as when files written with one are joined; \
+                         remove it (only the start of the file may hold one)"
+                    ),
+                )));
+            }
             let parsed = {
                 use serde::de::DeserializeSeed as _;
                 let mut de = serde_json::Deserializer::from_str(text);
                 json_record::RecordSeed(&self.fields).deserialize(&mut de).and_then(|p| de.end().map(|()| p))
             };
             let value = match parsed {
-                Ok(p) => match p.depth_error() {
+                Ok(p) => match p.error() {
                     Some(e) => return Some(Err(RowError::new(row, p.id(&self.fields), format!("line {line}: {e}")))),
                     None => p.value,
                 },
                 Err(e) => {
-                    let hint = if ["NaN", "Infinity"].iter().any(|t| text.contains(t)) {
-                        " (NaN and Infinity are not valid JSON; write null or a string)"
-                    } else {
-                        ""
-                    };
-                    return Some(Err(RowError::new(row, None, format!("line {line}: malformed JSON: {e}{hint}"))));
+                    if row == 1 {
+                        if let Some(why) = not_json_lines(text, &e, ended) {
+                            self.refuse = Some(format!("line {line}: {why}"));
+                            return None;
+                        }
+                    }
+                    return Some(Err(RowError::new(row, None, format!("line {line}: {}", jsonl_error(text, &e, ended)))));
                 }
             };
             return Some(from_json(value, row, &format!("line {line}"), &self.fields));
@@ -594,23 +664,144 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
     }
 }
 
-/// A JSON array parsed element by element on a reader thread (bounded channel).
-fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Iterator<Item = Record> + Send {
-    use serde::de::{Deserializer, SeqAccess, Visitor};
+impl<R: BufRead> Iterator for JsonlReader<R> {
+    type Item = Record;
 
-    struct Elements(mpsc::SyncSender<std::result::Result<json_record::Parsed, String>>, FieldMap);
+    fn next(&mut self) -> Option<Record> {
+        match self.first.take() {
+            Some(r) => Some(r),
+            None => self.read_record(),
+        }
+    }
+}
+
+/// CR line ends: a `\r` that is not part of a `\r\n` and has text after it.
+fn has_lone_cr(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n') && !b[i + 1..].iter().all(u8::is_ascii_whitespace))
+}
+
+/// Why a first line that is not a JSON object makes the whole file not JSON lines: a
+/// pretty-printed document (the line opens an object and ends where a pretty-printer breaks
+/// lines), or CR line ends (the whole file is one line).
+fn not_json_lines(text: &str, e: &serde_json::Error, ended: bool) -> Option<String> {
+    if has_lone_cr(text) {
+        return Some(CR_LINE_ENDS.to_owned());
+    }
+    let t = text.trim();
+    (t.starts_with('{') && e.is_eof() && ended && t.ends_with(['{', '[', ','])).then(|| {
+        "this looks like a pretty-printed JSON document, not JSON Lines (one object per line): the object opened \
+         here does not end on this line; put each object on one line (e.g. `jq -c . FILE > FIXED.jsonl`), or, for \
+         an array of objects, name it .json or use --format json"
+            .to_owned()
+    })
+}
+
+const CR_LINE_ENDS: &str = "the file uses CR line ends (\\r without \\n), so its records run together on one line; \
+     JSON lines end each record with \\n (or \\r\\n): convert them (e.g. `tr '\\r' '\\n' < FILE > FIXED.jsonl`)";
+
+/// The message of a JSON line serde_json could not read, naming the cause and a position
+/// within the line (serde_json's own `at line L column C` counts from the start of the line,
+/// so it is given as the column only; its line 2 is the line's end).
+fn jsonl_error(text: &str, e: &serde_json::Error, ended: bool) -> String {
+    if has_lone_cr(text) {
+        return CR_LINE_ENDS.to_owned();
+    }
+    let full = e.to_string();
+    let msg = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
+    if let Some((at, esc)) = unpaired_surrogate(text) {
+        if e.line() > 1 || e.column() > at {
+            return format!(
+                "an unpaired UTF-16 surrogate {esc} in a string (column {}): JSON text is Unicode, so \\ud800-\\udbff \
+                 must be followed by \\udc00-\\udfff (serde_json: {msg})",
+                at + 1
+            );
+        }
+    }
+    if e.is_eof() && !ended {
+        return format!("the record is incomplete (the file ends inside it): was the file cut off? (serde_json: {msg})");
+    }
+    if e.is_eof() {
+        return format!(
+            "malformed JSON: the line ends before the record does ({msg}); a JSON lines record is one line (a line break inside a text is written \\n)"
+        );
+    }
+    let at = if e.line() > 1 { "at the end of the line".to_owned() } else { format!("at column {}", e.column()) };
+    let hint = if msg.starts_with("control character") && e.line() > 1 {
+        " (a JSON lines record is one line: a line break inside a text is written \\n)"
+    } else if ["NaN", "Infinity"].iter().any(|t| text.contains(t)) {
+        " (NaN and Infinity are not valid JSON; write null or a string)"
+    } else {
+        ""
+    };
+    format!("malformed JSON: {msg} {at}{hint}")
+}
+
+/// The first unpaired UTF-16 surrogate escape (`\ud800` without a `\udc00`-`\udfff` after it,
+/// or such a trailing one alone) in the strings of a JSON text: (byte offset, the escape).
+fn unpaired_surrogate(text: &str) -> Option<(usize, &str)> {
+    let b = text.as_bytes();
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = b.get(at..at + 4)?;
+        if !h.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let (mut i, mut in_string) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'\\' if in_string => match (b.get(i + 1), hex4(i + 2)) {
+                (Some(b'u'), Some(cp)) if (0xD800..0xDC00).contains(&cp) => {
+                    let low = b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') && hex4(i + 8).is_some_and(|c| (0xDC00..0xE000).contains(&c));
+                    if !low {
+                        return Some((i, &text[i..i + 6]));
+                    }
+                    i += 12;
+                }
+                (Some(b'u'), Some(cp)) if (0xDC00..0xE000).contains(&cp) => return Some((i, &text[i..i + 6])),
+                (Some(b'u'), Some(_)) => i += 6,
+                _ => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A JSON array parsed element by element on a reader thread (bounded channel).
+fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> Result<impl Iterator<Item = Record> + Send> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    /// Why the reader thread stopped early.
+    enum Stop {
+        /// A syntax or read error (the element's message).
+        Json(String),
+        /// The file is not an array: refused before any record is read.
+        NotArray(String),
+    }
+    struct Elements(mpsc::SyncSender<std::result::Result<json_record::Parsed, Stop>>, FieldMap);
     impl<'de> Visitor<'de> for Elements {
-        type Value = ();
+        /// Whether the file held an array (else one object, already skipped).
+        type Value = bool;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("a JSON array of objects")
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<bool, A::Error> {
             while let Some(v) = seq.next_element_seed(json_record::RecordSeed(&self.1))? {
                 if self.0.send(Ok(v)).is_err() {
                     break; // receiver gone
                 }
             }
-            Ok(())
+            Ok(true)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<bool, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(false)
         }
     }
 
@@ -618,16 +809,32 @@ fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Ite
     let thread_fields = fields.clone();
     let handle = std::thread::spawn(move || {
         let mut de = serde_json::Deserializer::from_reader(reader);
-        let res = de.deserialize_seq(Elements(tx.clone(), thread_fields)).and_then(|()| de.end());
-        if let Err(e) = res {
-            let _ = tx.send(Err(e.to_string()));
+        let stop = match de.deserialize_any(Elements(tx.clone(), thread_fields)) {
+            Ok(true) => de.end().err().map(|e| Stop::Json(e.to_string())),
+            Ok(false) => Some(Stop::NotArray(match de.end() {
+                Ok(()) => "a .json input is an array of objects; this file holds one object (use .jsonl for one object per line, or put the object in [ ])".to_owned(),
+                Err(_) => "a .json input is an array of objects; this file holds an object followed by more text (objects one after another, one per line, are JSON lines: name it .jsonl or use --format jsonl)".to_owned(),
+            })),
+            Err(e) => Some(Stop::Json(e.to_string())),
+        };
+        if let Some(stop) = stop {
+            let _ = tx.send(Err(stop));
         }
     });
     // The reader thread is joined when its channel ends, so that it never outlives the
     // records (the fuzzer's leak check saw a finishing thread's buffers as leaked).
     let mut handle = Some(handle);
+    // A file that is not an array is refused before any record is read.
+    let mut pending = Some(rx.recv());
+    if let Some(Ok(Err(Stop::NotArray(why)))) = &pending {
+        let why = why.clone();
+        if let Some(h) = handle.take() {
+            let _ = h.join();
+        }
+        bail!("{why}");
+    }
     let mut row = 0u64;
-    std::iter::from_fn(move || match rx.recv() {
+    Ok(std::iter::from_fn(move || match pending.take().unwrap_or_else(|| rx.recv()) {
         Ok(item) => Some(item),
         Err(_) => {
             if let Some(h) = handle.take() {
@@ -639,16 +846,16 @@ fn json_array<R: Read + Send + 'static>(reader: R, fields: FieldMap) -> impl Ite
     .map(move |item| {
         row += 1;
         match item {
-            Ok(p) => match p.depth_error() {
+            Ok(p) => match p.error() {
                 Some(e) => Err(RowError::new(row, p.id(&fields), format!("array element {row}: {e}"))),
                 None => from_json(p.value, row, &format!("array element {row}"), &fields),
             },
-            Err(e) => Err(RowError::fatal(
+            Err(Stop::Json(e) | Stop::NotArray(e)) => Err(RowError::fatal(
                 row,
                 format!("array element {row}: malformed JSON: {e}; the rest of the file cannot be read"),
             )),
         }
-    })
+    }))
 }
 
 /// Passes bytes through and keeps a copy of them until the record that holds them is read
@@ -688,6 +895,23 @@ struct DelimitedReader<R> {
     done: bool,
 }
 
+/// What a header that lacks a field holds: its columns, and when they look `;`-separated
+/// (Excel's CSV in locales with a decimal comma) the `--delimiter` to read them with.
+fn header_hint(names: &[String], delimiter: u8) -> String {
+    // `--delimiter` is a CSV option: a TSV read is switched to CSV.
+    let fix = if delimiter == b'\t' { "--format csv --delimiter ';'" } else { "--delimiter ';'" };
+    match names {
+        [one] if delimiter != b';' && one.contains(';') => {
+            format!("the header has one column `{one}`: is the file separated by `;`? use {fix}")
+        }
+        _ if delimiter != b';' && names.iter().any(|n| n.contains(';')) => format!(
+            "columns are: {} (a column name holds `;`: if the file is separated by `;`, use {fix})",
+            names.join(", ")
+        ),
+        _ => format!("columns are: {}", names.join(", ")),
+    }
+}
+
 impl<R: Read> DelimitedReader<R> {
     fn new(reader: R, delimiter: u8, quoting: bool, fields: &FieldMap) -> Result<Self> {
         let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -709,7 +933,7 @@ impl<R: Read> DelimitedReader<R> {
         let require = |name: &str, what: &str| -> Result<usize> {
             match find(name)? {
                 Some(i) => Ok(i),
-                None => bail!("{what} field `{name}` is not in the header; columns are: {}", names.join(", ")),
+                None => bail!("{what} field `{name}` is not in the header; {}", header_hint(&names, delimiter)),
             }
         };
         let source = require(&fields.source, "source")?;
@@ -884,6 +1108,7 @@ mod extras_tests {
             system: "system".into(),
             derive_id: None,
             tsv_quotes: false,
+            delimiter: None,
             extras,
         }
     }
@@ -916,6 +1141,24 @@ mod extras_tests {
         // Explicit mapping, column absent: a clear error.
         let e = read("in.csv", b"id,source,summary\na,s,m\n", Format::Csv, &fields(vec![x("spans", true)])).err().unwrap();
         assert!(e.to_string().contains("`evidence` input field `spans` is not in the header; columns are: id, source, summary"), "{e}");
+    }
+
+    #[test]
+    fn delimiters_surrogates_and_the_recorded_delimiter() {
+        assert_eq!(parse_delimiter(";"), Ok(b';'));
+        assert_eq!(parse_delimiter("tab"), Ok(b'\t'));
+        assert_eq!(parse_delimiter("\\t"), Ok(b'\t'));
+        assert!(parse_delimiter("\"").is_err() && parse_delimiter("\n").is_err() && parse_delimiter("é").is_err() && parse_delimiter("").is_err());
+        assert_eq!(unpaired_surrogate(r#"{"a":"x\ud800y"}"#), Some((7, r"\ud800")));
+        assert_eq!(unpaired_surrogate(r#"{"a":"\udfff"}"#), Some((6, r"\udfff")));
+        assert_eq!(unpaired_surrogate(r#"{"a":"\ud83d\ude00 \\ud800 \u00e9"}"#), None);
+        // A `;` CSV read with the delimiter; the provenance records it only when given.
+        let mut f = fields(Vec::new());
+        f.delimiter = Some(b';');
+        let rows = read("in.csv", b"id;source;summary\na;\"s;t\";m\n", Format::Csv, &f).unwrap();
+        assert_eq!(rows[0].as_ref().unwrap().source, "s;t");
+        assert_eq!(input_provenance(Format::Csv, &f, &[]).unwrap()["delimiter"], ";");
+        assert!(input_provenance(Format::Csv, &fields(Vec::new()), &[]).unwrap().get("delimiter").is_none());
     }
 
     /// Rows without side inputs hash as in schema 1; side inputs enter the hash.

@@ -7,7 +7,9 @@
 //! for messages), and whose used fields (id, source, summary, system, the id-derivation
 //! field, the per-row side inputs) are built as values up to [`MAX_DEPTH`] levels: a used
 //! field nested deeper is skipped the same way and reported as that row's error, so the
-//! reader's position stays valid and the next record is read.
+//! reader's position stays valid and the next record is read. A used field given twice in
+//! one object is that row's error too ([`Parsed::repeated`]): JSON readers differ on which
+//! value counts, so none is guessed; unused fields may repeat.
 
 use std::fmt;
 
@@ -28,11 +30,18 @@ pub struct Parsed {
     pub value: Value,
     /// A used field nested deeper than [`MAX_DEPTH`] (its value was skipped).
     pub too_deep: Option<String>,
+    /// A used field given more than once in the object (JSON readers differ on which value
+    /// counts: the record is refused rather than read with a guess).
+    pub repeated: Option<String>,
 }
 
 impl Parsed {
-    /// The record's id when its id field is a string or an integer (for a row error).
+    /// The record's id when its id field is a string or an integer (for a row error), and
+    /// given once.
     pub fn id(&self, fields: &FieldMap) -> Option<String> {
+        if self.repeated.as_deref() == Some(fields.id.as_str()) {
+            return None;
+        }
         match self.value.get(&fields.id)? {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
@@ -40,8 +49,13 @@ impl Parsed {
         }
     }
 
-    /// The row error of a record whose used field was too deep.
-    pub fn depth_error(&self) -> Option<String> {
+    /// The row error of a record whose used field was too deep or given twice.
+    pub fn error(&self) -> Option<String> {
+        if let Some(k) = &self.repeated {
+            return Some(format!(
+                "field `{k}` appears twice in the record; give it once (factpico does not guess which value is meant: most JSON readers take the last)"
+            ));
+        }
         self.too_deep.as_ref().map(|k| {
             format!("field `{k}` is nested more than {MAX_DEPTH} levels deep (factpico reads at most {MAX_DEPTH} levels in the fields it uses)")
         })
@@ -77,8 +91,12 @@ impl<'de> Visitor<'de> for RecordVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed, A::Error> {
         let mut obj = Map::new();
         let mut too_deep = None;
+        let mut repeated = None;
         while let Some(key) = map.next_key::<String>()? {
             if used(self.0, &key) {
+                if obj.contains_key(&key) {
+                    repeated.get_or_insert_with(|| key.clone());
+                }
                 match map.next_value_seed(Bounded(1))? {
                     Some(v) => {
                         obj.insert(key, v);
@@ -93,30 +111,30 @@ impl<'de> Visitor<'de> for RecordVisitor<'_> {
                 obj.insert(key, Value::Null);
             }
         }
-        Ok(Parsed { value: Value::Object(obj), too_deep })
+        Ok(Parsed { value: Value::Object(obj), too_deep, repeated })
     }
     // Not an object: only its kind matters (the row is an error naming it).
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Parsed { value: Value::Array(Vec::new()), too_deep: None })
+        Ok(Parsed { value: Value::Array(Vec::new()), too_deep: None, repeated: None })
     }
     fn visit_bool<E>(self, v: bool) -> Result<Parsed, E> {
-        Ok(Parsed { value: Value::Bool(v), too_deep: None })
+        Ok(Parsed { value: Value::Bool(v), too_deep: None, repeated: None })
     }
     fn visit_i64<E>(self, v: i64) -> Result<Parsed, E> {
-        Ok(Parsed { value: Value::from(v), too_deep: None })
+        Ok(Parsed { value: Value::from(v), too_deep: None, repeated: None })
     }
     fn visit_u64<E>(self, v: u64) -> Result<Parsed, E> {
-        Ok(Parsed { value: Value::from(v), too_deep: None })
+        Ok(Parsed { value: Value::from(v), too_deep: None, repeated: None })
     }
     fn visit_f64<E>(self, v: f64) -> Result<Parsed, E> {
-        Ok(Parsed { value: Value::from(v), too_deep: None })
+        Ok(Parsed { value: Value::from(v), too_deep: None, repeated: None })
     }
     fn visit_str<E>(self, v: &str) -> Result<Parsed, E> {
-        Ok(Parsed { value: Value::String(v.to_owned()), too_deep: None })
+        Ok(Parsed { value: Value::String(v.to_owned()), too_deep: None, repeated: None })
     }
     fn visit_unit<E>(self) -> Result<Parsed, E> {
-        Ok(Parsed { value: Value::Null, too_deep: None })
+        Ok(Parsed { value: Value::Null, too_deep: None, repeated: None })
     }
 }
 
@@ -206,6 +224,7 @@ mod tests {
             system: "system".into(),
             derive_id: None,
             tsv_quotes: false,
+            delimiter: None,
             extras: Vec::new(),
         }
     }
@@ -238,7 +257,7 @@ mod tests {
         let deep = format!(r#"{{"id":"a","source":{}"s"{},"summary":"x"}}"#, "[".repeat(MAX_DEPTH + 500), "]".repeat(MAX_DEPTH + 500));
         let p = parse(&deep).unwrap();
         assert_eq!(p.too_deep.as_deref(), Some("source"));
-        assert!(p.depth_error().unwrap().contains("field `source` is nested more than 100 levels deep"));
+        assert!(p.error().unwrap().contains("field `source` is nested more than 100 levels deep"));
         // Inside an array, the element after it is read.
         let text = format!(r#"[{deep},{{"id":"b","source":"s","summary":"t"}}]"#);
         let f = fields();
@@ -260,6 +279,18 @@ mod tests {
         let all = de.deserialize_seq(Elements(&f)).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[1].value["id"], "b");
+    }
+
+    #[test]
+    fn a_used_field_given_twice_is_named_and_unused_ones_may_repeat() {
+        let p = parse(r#"{"id":"a","source":"s","summary":"x","summary":"y","note":1,"note":2}"#).unwrap();
+        assert_eq!(p.repeated.as_deref(), Some("summary"));
+        assert!(p.error().unwrap().starts_with("field `summary` appears twice in the record"));
+        assert_eq!(p.id(&fields()).as_deref(), Some("a"));
+        let p = parse(r#"{"id":"a","id":"b","source":"s","summary":"x"}"#).unwrap();
+        assert_eq!(p.id(&fields()), None, "a repeated id is not guessed");
+        let p = parse(r#"{"id":"a","source":"s","summary":"x","note":1,"note":2}"#).unwrap();
+        assert!(p.error().is_none());
     }
 
     #[test]

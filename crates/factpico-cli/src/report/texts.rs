@@ -27,12 +27,13 @@ pub struct Texts {
 }
 
 /// What to pass when the rows and the input disagree.
-const HINT: &str = "pass the input file that was scored, with the same --format/--tsv-quotes/--id-field/--source-field/--summary-field/--id-from/--input-field options as `factpico score`";
+const HINT: &str = "pass the input file that was scored, with the same --format/--tsv-quotes/--delimiter/--id-field/--source-field/--summary-field/--id-from/--input-field options as `factpico score`";
 
 /// The input options of a score file when its provenance records them (`provenance.input`,
 /// output schema 2 and later: `{"format": "jsonl|json|csv|tsv", "fields": {"id", "source",
 /// "summary", "system", <side input name>: <field>...}, "derive_id": {"field", "prefix",
-/// "hex_len"} | null, "tsv_quotes": bool}`); `None` for older files or without provenance.
+/// "hex_len"} | null, "tsv_quotes": bool, "delimiter": ";"}`, the delimiter only when not `,`);
+/// `None` for older files or without provenance.
 pub fn recorded_mapping(provenance: Option<&serde_json::Value>) -> Option<(Format, FieldMap)> {
     let input = provenance?.get("input").filter(|v| v.is_object())?;
     let format = match input["format"].as_str()? {
@@ -51,6 +52,11 @@ pub fn recorded_mapping(provenance: Option<&serde_json::Value>) -> Option<(Forma
             hex_len: d.get("hex_len").or_else(|| d.get("hex")).and_then(serde_json::Value::as_u64).unwrap_or(12) as usize,
         })
     });
+    // `delimiter` (CSV) is recorded only when not `,`; files written before it have none.
+    let delimiter = match input.get("delimiter") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(d) => Some(input::parse_delimiter(d.as_str()?).ok()?),
+    };
     // Every other entry of `fields` maps a per-row side input to its field. Nothing is read
     // as explicit: a field the recorded mapping names by default may be absent from the input
     // (score then derived the id / read no side input), and the id and hash checks catch any
@@ -72,6 +78,7 @@ pub fn recorded_mapping(provenance: Option<&serde_json::Value>) -> Option<(Forma
             system: name("system", "system"),
             derive_id,
             tsv_quotes: input["tsv_quotes"].as_bool().unwrap_or(false),
+            delimiter,
             extras,
         },
     ))
@@ -125,6 +132,7 @@ fn side_inputs(args: &InputArgs, provenance: Option<&serde_json::Value>) -> Resu
 pub fn mapping(path: &Path, args: &InputArgs, provenance: Option<&serde_json::Value>) -> Result<((Format, FieldMap), &'static str)> {
     let given = args.format.is_some()
         || args.tsv_quotes
+        || args.delimiter.is_some()
         || args.id_field.is_some()
         || args.id_from.is_some()
         || args.source_field != "source"
@@ -235,6 +243,21 @@ mod tests {
         // Schema 1 rows record nothing.
         assert!(recorded_mapping(Some(&serde_json::json!({"engine": "factpico 0.1.0"}))).is_none());
         assert!(recorded_mapping(None).is_none());
+    }
+
+    /// A recorded `delimiter` is read back; a mapping without one (files written before
+    /// `--delimiter`) reads CSV with `,`.
+    #[test]
+    fn the_recorded_delimiter_is_read_back() {
+        let input = |extra: serde_json::Value| {
+            let mut i = serde_json::json!({"format": "csv", "tsv_quotes": false, "fields": {"id": "id", "source": "source", "summary": "summary", "system": "system"}, "derive_id": null, "side_inputs": {}});
+            if let (Some(o), Some(e)) = (i.as_object_mut(), extra.as_object()) {
+                o.extend(e.clone());
+            }
+            serde_json::json!({ "input": i })
+        };
+        assert_eq!(recorded_mapping(Some(&input(serde_json::json!({"delimiter": ";"})))).unwrap().1.delimiter, Some(b';'));
+        assert_eq!(recorded_mapping(Some(&input(serde_json::json!({})))).unwrap().1.delimiter, None);
     }
 
     /// Rows scored with a per-row side input: the recorded mapping reads it again and the
