@@ -524,14 +524,14 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         eprintln!(
             "warning: {} input records could not be read and were skipped (recorded as skipped rows){}",
             summary.skipped(),
-            escape_controls(&first_skipped.map(|m| format!("; first: {m}")).unwrap_or_default())
+            crate::term::escape_inline(&first_skipped.map(|m| format!("; first: {m}")).unwrap_or_default())
         );
     }
     if duplicate_ids.0 > 0 {
         eprintln!(
             "warning: {} rows repeat an id seen before (first: {}); ids should be unique to join with ratings or diff",
             duplicate_ids.0,
-            escape_controls(&duplicate_ids.1.unwrap_or_default())
+            crate::term::escape_inline(&duplicate_ids.1.unwrap_or_default())
         );
     }
     // System names in the table are data: escaped on the terminal (the --summary file keeps them).

@@ -39,10 +39,32 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` for a place inside one line of a message (an id in a warning): as
+/// [`escape_controls`], and newlines, carriage returns and tabs escaped too (`\n`, `\r`,
+/// `\t`), so that data cannot start a line of its own that passes for factpico's
+/// (`error: ...`).
+///
+/// ```
+/// use factpico_cli::term::escape_inline;
+/// assert_eq!(escape_inline("id\nerror: fake\u{1b}[2J"), "id\\nerror: fake\\u{1b}[2J");
+/// ```
+pub fn escape_inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in escape_controls(text).chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A path as factpico prints it: [`Path::display`](std::path::Path::display) with C0/C1 control
 /// characters escaped as [`escape_controls`] does (a file name may carry escape sequences).
 pub fn path(p: &std::path::Path) -> String {
-    escape_controls(&p.display().to_string()).into_owned()
+    escape_inline(&p.display().to_string())
 }
 
 /// `text` with the credentials of every URL in it (`scheme://user:password@host`) replaced by

@@ -1248,3 +1248,18 @@ fn i23_14_report_refuses_mixed_runs_and_warns_on_repeated_keys() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning: 12 rows repeat an (id, system) seen before (first: fx01)"), "{}", stderr(&o));
 }
+
+/// Class 13: an id cannot forge a line of factpico's own (a newline in an id repeated twice
+/// stays inside the one warning line).
+#[test]
+fn i23_15_an_id_cannot_start_a_line_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let row = serde_json::json!({"id": "x\nerror: fake\tline", "source": "Aspirin reduced pain in 40 adults.", "summary": "Aspirin helped."}).to_string();
+    let input = write(d, "in.jsonl", format!("{row}\n{row}\n").as_bytes());
+    let o = run(&["score", s(&input), "-o", s(&d.join("o.jsonl")), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("warning: 1 rows repeat an id seen before (first: x\\nerror: fake\\tline)"), "{err}");
+    assert!(!err.lines().any(|l| l.starts_with("error: fake")), "{err}");
+}

@@ -171,7 +171,7 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         // Visible even with -q: the overview counts every one of them.
         eprintln!(
             "warning: {n} rows repeat an (id, system) seen before (first: {}); the overview counts each of them",
-            crate::term::escape_controls(first)
+            crate::term::escape_inline(first)
         );
     }
     let provenance = file.provenance.as_ref();
