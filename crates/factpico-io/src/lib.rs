@@ -48,7 +48,7 @@ pub use atomic::{write_atomic, AtomicFile};
 pub use error::{Error, Result};
 pub use guard::PathGuard;
 pub use partial::{PartialFile, PartialOpen};
-pub use target::{check_not_descriptor, check_output_path, partial_path, sibling_path};
+pub use target::{check_database_path, check_not_descriptor, check_output_path, database_files, partial_path, sibling_path};
 
 use std::path::Path;
 
