@@ -94,7 +94,7 @@ fn the_llm_cache_is_guarded_like_every_output() {
     let input = fixtures().join("pairs.jsonl");
     let out = d.join("o.jsonl");
     let score = |extra: &[&str]| {
-        let mut args = vec!["score", s(&input), "-o", s(&out), "--metrics", "rougeL,llm", "--llm-base-url", "http://127.0.0.1:9/v1", "-q"];
+        let mut args = vec!["score", s(&input), "-o", s(&out), "--metrics", "rougeL,llm", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "-q"];
         args.extend_from_slice(extra);
         bin().current_dir(d).env("FACTPICO_HOME", d.join("home")).args(&args).output().unwrap()
     };
