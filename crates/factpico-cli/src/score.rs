@@ -702,7 +702,7 @@ fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stder
 /// terminal, would be glued into the rows). A bar on a non-terminal standard error is hidden
 /// by indicatif itself.
 fn draws_progress(quiet: bool, streams_to_stdout: bool, stdout_is_terminal: bool) -> bool {
-    !quiet && !(streams_to_stdout && stdout_is_terminal)
+    !(quiet || (streams_to_stdout && stdout_is_terminal))
 }
 
 fn progress_bar(total: Option<u64>, hidden: bool) -> indicatif::ProgressBar {
