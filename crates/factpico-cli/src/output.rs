@@ -351,13 +351,20 @@ pub fn provenance_path(out: &Path) -> PathBuf {
 }
 
 /// Writes the run's provenance file atomically (pretty JSON and a newline; the rows'
-/// `run` is [`factpico::provenance_hash`] of its value, whatever the whitespace).
+/// `run` is [`factpico::provenance_hash`] of its value, whatever the whitespace); `path` `-`
+/// writes it to standard output.
 ///
 /// # Errors
 /// I/O failure (naming the file).
 pub fn write_provenance(path: &Path, provenance: &serde_json::Value) -> Result<()> {
     let mut text = serde_json::to_vec_pretty(provenance).context("cannot serialise the provenance")?;
     text.push(b'\n');
+    if is_stdout(path) {
+        // `--provenance -`: once, before the first row; a reader that stopped early is its choice.
+        let text = String::from_utf8(text).context("cannot serialise the provenance")?;
+        print_stdout(&text).context("cannot write the provenance to standard output (--provenance -)")?;
+        return Ok(());
+    }
     write_atomic(path, &text).with_context(|| format!("cannot write the provenance file {}", path.display()))
 }
 
@@ -528,16 +535,22 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
 /// Refuses output paths that would overwrite an input, each other (or the JSONL output's
 /// partial file), a directory or a special file, before anything is written
 /// ([`factpico_io::PathGuard`]). `inputs` are (label, path) of everything the run reads;
-/// an output `-` (standard output) is not a file and is not checked.
+/// `databases` (label, path) the databases it updates in place (the LLM request cache: with
+/// its `-wal` and `-shm` files, never a symbolic link, [`factpico_io::PathGuard::database`]),
+/// checked before the outputs, which may then not replace them; an output `-` (standard
+/// output) is not a file and is not checked.
 ///
 /// # Errors
-/// The first refused output, with what it would overwrite.
-pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(&str, Option<&Path>)]) -> Result<()> {
+/// The first refused database or output, with what it would overwrite.
+pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(&str, Option<&Path>)], databases: &[(&str, &Path)]) -> Result<()> {
     let mut guard = factpico_io::PathGuard::new();
     for (label, p) in inputs {
         if p != Path::new("-") {
             guard.input(label.as_str(), p);
         }
+    }
+    for (label, p) in databases {
+        guard.database(*label, p)?;
     }
     for (i, (flag, p)) in outputs.iter().enumerate() {
         let Some(p) = p.filter(|p| !is_stdout(p)) else { continue };

@@ -36,7 +36,9 @@ pub struct ScoreArgs {
     /// Where to write the run's provenance (engine, options, models and their hashes, input
     /// mapping; each row's `run` is its hash). Default: OUT.provenance.json beside a JSONL
     /// output; none with `-o -` unless given; a Parquet output keeps it in its metadata
-    /// (and also writes it here when given).
+    /// (and also writes it here when given). `-` writes it to standard output, once, before
+    /// the first row (the summary table then goes to standard error; not with `-o -` or
+    /// `--resume`).
     #[arg(long, value_name = "FILE")]
     pub provenance: Option<PathBuf>,
     /// Also write a CSV of id, system and every score column; `-` writes it to standard
@@ -188,11 +190,19 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     let to_stdout = args.output.as_deref().is_some_and(output::is_stdout);
     let csv_to_stdout = args.csv.as_deref().is_some_and(output::is_stdout);
     let summary_to_stdout = args.summary.as_deref().is_some_and(output::is_stdout);
-    if [to_stdout, csv_to_stdout, summary_to_stdout].iter().filter(|b| **b).count() > 1 {
-        bail!("only one of -o, --csv and --summary can be `-` (standard output): their lines would interleave");
+    let provenance_to_stdout = args.provenance.as_deref().is_some_and(output::is_stdout);
+    if [to_stdout, csv_to_stdout, summary_to_stdout, provenance_to_stdout].iter().filter(|b| **b).count() > 1 {
+        bail!("only one of -o, --csv, --summary and --provenance can be `-` (standard output): their lines would interleave");
     }
-    // Standard output carries data (rows or CSV): explanations and the table go to standard error.
-    let stdout_is_data = to_stdout || csv_to_stdout;
+    if provenance_to_stdout && args.resume {
+        bail!(
+            "--resume needs the interrupted run's provenance file, and --provenance - writes the provenance to standard output: \
+             give --provenance FILE (as the first run did), or leave it out for OUT.provenance.json"
+        );
+    }
+    // Standard output carries data (rows, CSV or the provenance): explanations and the table
+    // go to standard error.
+    let stdout_is_data = to_stdout || csv_to_stdout || provenance_to_stdout;
     log::debug!(
         "score: input {} as {format:?}; metrics {}; output {}",
         args.input.display(),
@@ -217,6 +227,15 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     for (key, path) in &named {
         inputs.push((format!("an input of the run (option {key})"), path.clone()));
     }
+    // The LLM request cache (a database updated in place) is a file of the run too: no output
+    // may replace it or its -wal / -shm files, and it is never opened through a link.
+    let llm_selected = args
+        .metrics
+        .iter()
+        .filter_map(|m| factpico::metric_info(m))
+        .any(|i| i.name == factpico::units::llm::LLM.name || i.name == factpico::units::llm::LLM_PIPELINE.name);
+    let cache = options.llm.runtime.cache_file().filter(|_| llm_selected);
+    let databases: Vec<(&str, &Path)> = cache.iter().map(|p| ("the LLM request cache (--llm-cache)", p.as_path())).collect();
     output::check_paths(
         &inputs,
         &[
@@ -225,6 +244,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             ("--summary", args.summary.as_deref()),
             ("the provenance file (--provenance)", provenance_file.as_deref()),
         ],
+        &databases,
     )?;
     kind_checked?;
     if to_stdout && args.resume {
@@ -365,7 +385,10 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         Format::Jsonl if std::fs::metadata(&args.input).is_ok_and(|m| m.is_file()) => input::count_jsonl_records(&args.input),
         _ => None,
     };
-    let progress = progress_bar(total, args.quiet);
+    // Rows or CSV streamed to a terminal would be interleaved with the bar drawn on it.
+    use std::io::IsTerminal as _;
+    let streams_to_stdout = to_stdout || csv_to_stdout;
+    let progress = progress_bar(total, !draws_progress(args.quiet, streams_to_stdout, std::io::stdout().is_terminal()));
     progress.set_position(skip);
 
     let block = usize::try_from(args.block_size).unwrap_or(256);
@@ -675,8 +698,16 @@ fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stder
     false
 }
 
-fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
-    if quiet {
+/// Whether `score` draws its progress bar (on standard error): not under `-q`, and not when
+/// rows or CSV lines stream to standard output on a terminal (the bar, drawn on the same
+/// terminal, would be glued into the rows). A bar on a non-terminal standard error is hidden
+/// by indicatif itself.
+fn draws_progress(quiet: bool, streams_to_stdout: bool, stdout_is_terminal: bool) -> bool {
+    !(quiet || (streams_to_stdout && stdout_is_terminal))
+}
+
+fn progress_bar(total: Option<u64>, hidden: bool) -> indicatif::ProgressBar {
+    if hidden {
         return indicatif::ProgressBar::hidden();
     }
     let pb = match total {
@@ -692,4 +723,21 @@ fn progress_bar(total: Option<u64>, quiet: bool) -> indicatif::ProgressBar {
         pb.set_style(s);
     }
     pb
+}
+
+#[cfg(test)]
+mod tests {
+    use super::draws_progress;
+
+    /// Issue 23: with rows (`-o -`) or CSV (`--csv -`) on a terminal standard output, no
+    /// progress bar is drawn on that terminal.
+    #[test]
+    fn no_progress_bar_when_rows_stream_to_a_terminal() {
+        assert!(draws_progress(false, false, true), "rows to a file, table on the terminal");
+        assert!(draws_progress(false, false, false));
+        assert!(draws_progress(false, true, false), "rows to a pipe or file: the bar on stderr is harmless");
+        assert!(!draws_progress(false, true, true), "rows to the terminal");
+        assert!(!draws_progress(true, false, true), "-q");
+        assert!(!draws_progress(true, true, false));
+    }
 }

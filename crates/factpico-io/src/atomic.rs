@@ -3,7 +3,7 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::target::temp_affixes;
+use crate::target::{temp_affixes, temp_owner};
 use crate::{check_output_path, dir_of, ensure_parent, sync_dir, Error, Result};
 
 /// A file written under a temporary name and renamed to its final name by
@@ -13,11 +13,16 @@ use crate::{check_output_path, dir_of, ensure_parent, sync_dir, Error, Result};
 /// The target must pass [`check_output_path`] (not a symbolic link, not a file descriptor such
 /// as `/dev/stdout`), when created and again at the rename.
 ///
-/// The temporary file is `.<name>.<random>.tmp.<extension>` in the target's directory (a name
-/// too long for `NAME_MAX` is shortened with a hash), created with
+/// The temporary file is `.<name>.<pid>.<random>.tmp.<extension>` in the target's directory
+/// (`pid`: the writer's process id; a name too long for `NAME_MAX` is shortened with a hash),
+/// created with
 /// `O_CREAT|O_EXCL` (nothing that exists, symlink or not, is opened) and the usual
 /// permissions (`0666` minus the umask). Writes through [`std::io::Write`] are buffered;
 /// their errors name the file.
+///
+/// A run killed before its rename (`kill -9`, a power cut) leaves its temporary file behind.
+/// On Linux the next writer of the same target removes such files, [`remove_stale_temps`]:
+/// exactly those named by this pattern for this target whose process is gone.
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
@@ -41,7 +46,9 @@ impl std::fmt::Debug for AtomicFile {
     }
 }
 
-/// A fresh temporary file beside `target` (exclusive creation, `0666` minus umask).
+/// A fresh temporary file beside `target` (exclusive creation, `0666` minus umask), named
+/// `.<name>.<pid>.<random>.tmp.<ext>`; stale temporary files of the same target are removed
+/// first ([`remove_stale_temps`]).
 pub(crate) fn fresh_temp(target: &Path) -> Result<tempfile::NamedTempFile> {
     ensure_parent(target)?;
     let dir = dir_of(target);
@@ -50,14 +57,50 @@ pub(crate) fn fresh_temp(target: &Path) -> Result<tempfile::NamedTempFile> {
     // both shortened when the name would exceed NAME_MAX.
     let ext = target.extension().map(|e| e.to_string_lossy().into_owned());
     let (prefix, suffix) = temp_affixes(&name, ext.as_deref());
+    remove_stale_temps(dir, &prefix, &suffix);
+    let owned = format!("{prefix}{}.", std::process::id());
     let mut b = tempfile::Builder::new();
-    b.prefix(&prefix).suffix(&suffix);
+    b.prefix(&owned).suffix(&suffix).rand_bytes(6);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         b.permissions(std::fs::Permissions::from_mode(0o666));
     }
     b.tempfile_in(dir).map_err(|e| Error::io("cannot create a temporary file in", dir, e))
+}
+
+/// Removes, from `dir`, the temporary files of one target (names `<prefix><pid>.<6 letters or
+/// digits><suffix>`, [`temp_owner`]) left by processes that no longer run: on Linux, those
+/// whose `/proc/<pid>` is absent (with `/proc` mounted). Never a file of this process or of a
+/// live one (a concurrent run onto the same target), never a name outside that exact pattern
+/// (older temporary names without a pid are left), never anything but a regular file.
+/// Best effort: errors are ignored. Elsewhere it does nothing.
+///
+/// A process id of another PID namespace (a container writing into the same directory) can
+/// look dead from here: directories shared by runs in different containers should not hold
+/// the same output. A dead run's pid reused by a live process leaves its file in place.
+pub(crate) fn remove_stale_temps(dir: &Path, prefix: &str, suffix: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        let proc = Path::new("/proc");
+        if !proc.join("self").exists() {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let me = std::process::id();
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name.to_str().and_then(|n| temp_owner(n, prefix, suffix)) else { continue };
+            if pid == me || proc.join(pid.to_string()).exists() {
+                continue;
+            }
+            if e.file_type().is_ok_and(|t| t.is_file()) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (dir, prefix, suffix, temp_owner);
 }
 
 impl AtomicFile {
@@ -166,6 +209,40 @@ mod tests {
         assert_eq!(std::fs::read(&out).unwrap(), b"new");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn stale_temps_of_dead_runs_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let out = d.join("o.csv");
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let me = std::process::id();
+        let stale = d.join(format!(".o.csv.{dead}.aE5iqI.tmp.csv"));
+        let live = d.join(format!(".o.csv.{me}.bF6jrJ.tmp.csv"));
+        let init = d.join(".o.csv.1.cG7ksK.tmp.csv"); // pid 1 is alive
+        let old = d.join(".o.csv.aE5iqI.tmp.csv"); // an older name: its owner is unknown
+        let other = d.join(format!(".p.csv.{dead}.aE5iqI.tmp.csv")); // another target's
+        let near = d.join(format!(".o.csv.{dead}.aE5iqI.tmp.csv.keep"));
+        for p in [&stale, &live, &init, &old, &other, &near] {
+            std::fs::write(p, "x").unwrap();
+        }
+        let stale_dir = d.join(format!(".o.csv.{dead}.dH8ltL.tmp.csv"));
+        std::fs::create_dir(&stale_dir).unwrap();
+        let mut f = AtomicFile::create(&out).unwrap();
+        let tmp = f.temp_path().to_owned();
+        let tmp_name = tmp.file_name().unwrap().to_str().unwrap().to_owned();
+        assert!(tmp_name.starts_with(&format!(".o.csv.{me}.")) && tmp_name.ends_with(".tmp.csv"), "{tmp_name}");
+        assert!(!stale.exists(), "the dead run's temporary file is removed");
+        for p in [&live, &init, &old, &other, &near, &stale_dir] {
+            assert!(p.exists(), "{} is kept", p.display());
+        }
+        f.write_all(b"a").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"a");
     }
 
     #[test]

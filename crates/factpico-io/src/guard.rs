@@ -153,6 +153,32 @@ impl PathGuard {
             Error::Refused { path, reason } => Error::Refused { path, reason: format!("{label}: {reason}") },
             other => other,
         })?;
+        self.register_output(label, path)
+    }
+
+    /// Checks that the run may open `path` as a database it updates in place (the LLM request
+    /// cache, SQLite in WAL mode) and registers the database and its `-wal` and `-shm`
+    /// companions as outputs named `label`, so that no output of the run (checked after it)
+    /// can replace them. Refused, as [`PathGuard::output`] refuses: a directory or special
+    /// file, the same file as a registered path, a path inside a registered directory; and by
+    /// [`crate::check_database_path`]: a standard stream or file descriptor, or a symbolic
+    /// link (dangling or not) at the database or a companion.
+    ///
+    /// # Errors
+    /// [`Error::Refused`] saying why.
+    pub fn database(&mut self, label: impl Into<String>, path: &Path) -> Result<()> {
+        let label = label.into();
+        crate::check_database_path(path).map_err(|e| match e {
+            Error::Refused { path, reason } => Error::Refused { path, reason: format!("{label}: {reason}") },
+            other => other,
+        })?;
+        for p in crate::target::database_files(path) {
+            self.register_output(label.clone(), &p)?;
+        }
+        Ok(())
+    }
+
+    fn register_output(&mut self, label: String, path: &Path) -> Result<()> {
         let meta = std::fs::metadata(path).ok();
         if let Some(m) = &meta {
             if m.is_dir() {
@@ -219,5 +245,32 @@ mod tests {
         g.output("-o", &d.join("new/dir/o.jsonl")).unwrap();
         let e = g.output("--csv", &d.join("new/dir/../dir/o.jsonl")).unwrap_err();
         assert!(e.to_string().contains("--csv would overwrite -o"), "{e}");
+    }
+
+    #[test]
+    fn a_database_and_its_journal_files_are_outputs_of_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let input = d.join("in.jsonl");
+        std::fs::write(&input, "x").unwrap();
+        let mut g = PathGuard::new();
+        g.input("the input", &input);
+        let e = g.clone().database("--llm-cache", &input).unwrap_err();
+        assert!(e.to_string().contains("--llm-cache would overwrite the input"), "{e}");
+        g.database("the LLM request cache (--llm-cache)", &d.join("c.sqlite")).unwrap();
+        for bad in ["c.sqlite", "c.sqlite-wal", "c.sqlite-shm", "./c.sqlite"] {
+            let e = g.clone().output("-o", &d.join(bad)).unwrap_err();
+            assert!(e.to_string().contains("-o would overwrite the LLM request cache (--llm-cache)"), "{bad}: {e}");
+        }
+        g.output("-o", &d.join("o.jsonl")).unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(d.join("nowhere"), d.join("l.sqlite")).unwrap();
+            let e = PathGuard::new().database("--llm-cache", &d.join("l.sqlite")).unwrap_err();
+            assert!(e.to_string().contains("--llm-cache: is a symbolic link"), "{e}");
+            assert!(!d.join("nowhere").exists());
+        }
+        std::fs::create_dir(d.join("adir")).unwrap();
+        assert!(PathGuard::new().database("--llm-cache", &d.join("adir")).unwrap_err().to_string().contains("is a directory"));
     }
 }

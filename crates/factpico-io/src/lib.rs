@@ -6,8 +6,9 @@
 //! the guarantees documented in `docs/cli.md` ("Guarantees") hold for all of them:
 //!
 //! * [`AtomicFile`] / [`write_atomic`]: a one-shot output is written to a fresh temporary file
-//!   created exclusively (`O_CREAT|O_EXCL`, random name, same directory), synced, then renamed
-//!   over the final name. Nothing that already exists is opened for writing: a symlink or hard
+//!   created exclusively (`O_CREAT|O_EXCL`, same directory, named
+//!   `.NAME.PID.RANDOM.tmp.EXT`), synced, then renamed over the final name. On Linux a writer
+//!   first removes the temporary files of the same target whose process is gone (a killed run's). Nothing that already exists is opened for writing: a symlink or hard
 //!   link lying at any name the writer uses is never followed, and a failed or interrupted
 //!   write leaves the final name untouched.
 //! * [`PartialFile`]: a resumable output (`OUT.partial`, renamed to `OUT` when complete),
@@ -48,7 +49,7 @@ pub use atomic::{write_atomic, AtomicFile};
 pub use error::{Error, Result};
 pub use guard::PathGuard;
 pub use partial::{PartialFile, PartialOpen};
-pub use target::{check_not_descriptor, check_output_path, partial_path, sibling_path};
+pub use target::{check_database_path, check_not_descriptor, check_output_path, database_files, partial_path, sibling_path};
 
 use std::path::Path;
 

@@ -177,17 +177,76 @@ pub fn sibling_path(out: &Path, suffix: &str) -> PathBuf {
     out.with_file_name(format!("{}{suffix}", shortened(&name, raw, 200)))
 }
 
+/// Room kept in a temporary name for the writer's process id and its dot (`u32`: 10 digits).
+pub(crate) const PID_ROOM: usize = 11;
+
 /// The prefix and suffix of a temporary file beside a file named `name` with extension `ext`:
-/// `.<name>.` and `.tmp.<ext>`, shortened so that the whole name (with tempfile's 6 random
-/// characters) stays within `NAME_MAX`.
+/// `.<name>.` and `.tmp.<ext>`, shortened so that the whole name (with the writer's process id
+/// and its dot, [`PID_ROOM`], and tempfile's 6 random characters) stays within `NAME_MAX`.
+/// The temporary file is `<prefix><pid>.<6 random>.<suffix>` ([`crate::AtomicFile`]).
 pub(crate) fn temp_affixes(name: &str, ext: Option<&str>) -> (String, String) {
     let suffix = match ext {
         Some(e) if e.len() <= 32 => format!(".tmp.{e}"),
         _ => ".tmp".to_owned(),
     };
-    let room = NAME_MAX - 2 - 6 - suffix.len();
+    let room = NAME_MAX - 2 - PID_ROOM - 6 - suffix.len();
     let name = if name.len() <= room { name.to_owned() } else { shortened(name, name.as_bytes(), room.saturating_sub(17).min(150)) };
     (format!(".{name}."), suffix)
+}
+
+/// The process id in the name of a temporary file of the target whose temporary names are
+/// `prefix`/`suffix` ([`temp_affixes`]): `Some(pid)` exactly when `name` is
+/// `<prefix><pid>.<6 ASCII letters or digits><suffix>` (a pid without leading zeros).
+pub(crate) fn temp_owner(name: &str, prefix: &str, suffix: &str) -> Option<u32> {
+    let mid = name.strip_prefix(prefix)?.strip_suffix(suffix)?;
+    let (pid, random) = mid.split_once('.')?;
+    let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && !pid.starts_with('0');
+    if !digits || random.len() != 6 || !random.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// `path` with `suffix` appended to its last component, unshortened (SQLite's `-wal` and
+/// `-shm` companions of a database).
+pub(crate) fn companion(path: &Path, suffix: &str) -> PathBuf {
+    let mut s: OsString = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The files of a SQLite database at `path`: the database and its `-wal` and `-shm`
+/// companions (WAL journal mode).
+pub fn database_files(path: &Path) -> [PathBuf; 3] {
+    [path.to_owned(), companion(path, "-wal"), companion(path, "-shm")]
+}
+
+/// Checks that `path` may be opened as a database that factpico updates in place (the LLM
+/// request cache, SQLite in WAL mode): [`check_not_descriptor`], and neither the path nor its
+/// `-wal` / `-shm` companions ([`database_files`]) is a symbolic link (dangling or not).
+/// Through a link SQLite would create the target of a dangling one, or keep its journal
+/// beside the link rather than beside the database; the rule of every factpico output
+/// ([`check_output_path`]: a last component that is a link is refused, never followed) holds
+/// here too.
+///
+/// # Errors
+/// [`Error::Refused`] saying why; [`Error::Io`] when the path cannot be inspected.
+pub fn check_database_path(path: &Path) -> Result<()> {
+    check_not_descriptor(path)?;
+    for p in database_files(path) {
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+            let to = std::fs::read_link(&p).map(|t| format!(" (to {})", t.display())).unwrap_or_default();
+            return Err(Error::refused(
+                &p,
+                format!(
+                    "is a symbolic link{to}; factpico opens a database only at its real path, never through a link \
+                     (SQLite would create the target of a dangling link, and keep its -wal and -shm files beside the link): \
+                     give the path it points to, or remove the link"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -236,7 +295,47 @@ mod tests {
         assert_ne!(p, partial_path(&Path::new("/d").join("n".repeat(251))), "distinct names stay distinct");
         assert_eq!(partial_path(Path::new("a/o.jsonl")), Path::new("a/o.jsonl.partial"));
         let (pre, suf) = temp_affixes(&format!("{}.csv", "é".repeat(124)), Some("csv"));
-        assert!(pre.len() + 6 + suf.len() <= NAME_MAX, "{pre} {suf}");
+        assert!(pre.len() + PID_ROOM + 6 + suf.len() <= NAME_MAX, "{pre} {suf}");
         assert_eq!(temp_affixes("o.md", Some("md")), (".o.md.".to_owned(), ".tmp.md".to_owned()));
+    }
+
+    #[test]
+    fn temp_owners_are_read_from_the_exact_pattern_only() {
+        let (pre, suf) = temp_affixes("o.csv", Some("csv"));
+        assert_eq!(temp_owner(".o.csv.4242.aE5iqI.tmp.csv", &pre, &suf), Some(4242));
+        for other in [
+            ".o.csv.aE5iqI.tmp.csv",        // an older temporary name: no owner to ask
+            ".o.csv.4242.aE5iq.tmp.csv",    // 5 random characters
+            ".o.csv.4242.aE5iqI.tmp.csv.x", // another suffix
+            ".o.csv.04242.aE5iqI.tmp.csv",  // leading zero
+            ".o.csv.42x.aE5iqI.tmp.csv",
+            ".o.csv.4242.aE5-qI.tmp.csv",
+            ".o.csv.1.4242.aE5iqI.tmp.csv", // an extra component
+            "o.csv",
+            ".o.csv.99999999999.aE5iqI.tmp.csv", // not a u32
+        ] {
+            assert_eq!(temp_owner(other, &pre, &suf), None, "{other}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn database_links_are_refused_and_files_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("c.sqlite");
+        check_database_path(&db).unwrap();
+        std::fs::write(&db, "x").unwrap();
+        check_database_path(&db).unwrap();
+        let link = dir.path().join("l.sqlite");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let e = check_database_path(&link).unwrap_err().to_string();
+        assert!(e.contains("symbolic link") && e.contains("give the path it points to"), "{e}");
+        let dangling = dir.path().join("d.sqlite");
+        std::os::unix::fs::symlink(dir.path().join("nowhere.sqlite"), &dangling).unwrap();
+        assert!(check_database_path(&dangling).is_err());
+        assert!(!dir.path().join("nowhere.sqlite").exists());
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("c.sqlite-wal")).unwrap();
+        assert!(check_database_path(&db).unwrap_err().to_string().contains("c.sqlite-wal"));
+        assert!(check_database_path(Path::new("/dev/stdout")).unwrap_err().to_string().contains("use `-o -`"));
     }
 }

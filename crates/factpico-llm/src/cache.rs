@@ -64,10 +64,12 @@ impl Cache {
     /// # Errors
     /// [`Error::CacheCorrupt`] for a damaged or foreign file; [`Error::Cache`] for other
     /// failures (permissions, a directory in the way, a lock held past the busy timeout, a
-    /// path that is a standard stream or file descriptor such as `/dev/stdout`).
+    /// path that is a standard stream or file descriptor such as `/dev/stdout`, a path whose
+    /// last component, or whose `-wal` / `-shm` file, is a symbolic link).
     pub fn open(path: &Path) -> Result<Self> {
-        // Never a database on a standard stream or file descriptor (factpico-io's output rule).
-        factpico_io::check_not_descriptor(path).map_err(|e| Error::Cache {
+        // Never a database on a standard stream or file descriptor, nor through a symbolic
+        // link (dangling or not) at the database or its -wal / -shm files: factpico-io's rule.
+        factpico_io::check_database_path(path).map_err(|e| Error::Cache {
             path: path.to_owned(),
             what: e.to_string(),
             source: rusqlite::Error::InvalidPath(path.to_owned()),
@@ -249,6 +251,28 @@ mod tests {
     /// Issue 23: a cache path that is a standard stream or file descriptor (`/dev/stdout`,
     /// `/proc/self/fd/N`, or a link to one) is refused with that name, never opened as a
     /// database.
+    /// Issue 23: a cache path whose last component is a symbolic link (dangling or not), or
+    /// whose `-wal` / `-shm` file is one, is refused: a dangling link's target is never
+    /// created, a link is never written through.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_not_a_cache() {
+        let d = tempfile::tempdir().unwrap();
+        let real = d.path().join("real.sqlite");
+        Cache::open(&real).unwrap();
+        let link = d.path().join("link.sqlite");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let dangling = d.path().join("dangling.sqlite");
+        std::os::unix::fs::symlink(d.path().join("created.sqlite"), &dangling).unwrap();
+        for p in [&link, &dangling] {
+            let e = Cache::open(p).unwrap_err().to_string();
+            assert!(e.contains("symbolic link") && e.contains("give the path it points to"), "{}: {e}", p.display());
+        }
+        assert!(!d.path().join("created.sqlite").exists());
+        std::os::unix::fs::symlink(d.path().join("x"), d.path().join("w.sqlite-wal")).unwrap();
+        assert!(Cache::open(&d.path().join("w.sqlite")).unwrap_err().to_string().contains("w.sqlite-wal"));
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_descriptor_is_not_a_cache() {

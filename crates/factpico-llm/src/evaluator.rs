@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use crate::cache::{request_key, Cache};
 use crate::client::{ApiKey, Client, Reply, RequestFailure, ServedModel, Traffic};
 use crate::error::{Error, Result};
-use crate::options::{default_cache_path, LlmOptions, Protocol, Sampling, DEFAULT_RATIONALE_MAX};
+use crate::options::{LlmOptions, Protocol, Sampling, DEFAULT_RATIONALE_MAX};
 use crate::parse::{parse_free_text, parse_json, Parsed, Scale};
 use crate::requests::{spans_of, Bodies, RowInput};
 use crate::structured::StructuredOutput;
@@ -158,11 +158,7 @@ impl Evaluator {
             return Err(Error::Options("--llm-rationale-max-chars must be at least 1".into()));
         }
         let client = Client::new(base_url, model, key, options.runtime.client.clone())?;
-        let cache = if options.runtime.no_cache {
-            None
-        } else {
-            Some(Cache::open(&options.runtime.cache.clone().unwrap_or_else(default_cache_path))?)
-        };
+        let cache = options.runtime.cache_file().map(|p| Cache::open(&p)).transpose()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("factpico-llm")

@@ -276,6 +276,14 @@ pub struct LlmRuntime {
     pub no_cache: bool,
 }
 
+impl LlmRuntime {
+    /// The cache file the evaluators open: `cache`, else [`default_cache_path`]; `None` with
+    /// `no_cache`.
+    pub fn cache_file(&self) -> Option<PathBuf> {
+        (!self.no_cache).then(|| self.cache.clone().unwrap_or_else(default_cache_path))
+    }
+}
+
 /// Default separator of evidence spans in a CSV/TSV cell.
 pub const DEFAULT_EVIDENCE_SEPARATOR: &str = "||";
 

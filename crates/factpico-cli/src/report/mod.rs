@@ -36,8 +36,8 @@ use crate::output;
 pub struct ReportArgs {
     /// Score file written by `factpico score` (JSONL).
     pub scores: PathBuf,
-    /// Output HTML file (written atomically). Default: <scores stem>.report.html in the
-    /// current directory.
+    /// Output HTML file (written atomically); `-` writes the page to standard output.
+    /// Default: <scores stem>.report.html in the current directory.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// The input that was scored, re-read for the texts with the same field options as
@@ -158,7 +158,7 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
             .into_iter()
             .filter_map(|(label, p)| p.map(|p| (label.to_owned(), p.clone())))
             .collect();
-    output::check_paths(&inputs, &[("-o", Some(&out))])?;
+    output::check_paths(&inputs, &[("-o", Some(&out))], &[])?;
     if args.ratings.is_some() && args.aspects.is_empty() {
         bail!("--ratings needs --aspects: the human rating columns to compare with (e.g. --aspects avg_pio)");
     }
@@ -210,13 +210,19 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         systems: &gathered.systems,
         meta: meta.as_ref(),
     })?;
-    output::write_atomic(&out, html.as_bytes())?;
+    let to_stdout = output::is_stdout(&out);
+    if to_stdout {
+        // `-o -`: the page on standard output (a reader that stopped early is its choice).
+        output::print_stdout(&html).context("cannot write the report to standard output (-o -)")?;
+    } else {
+        output::write_atomic(&out, html.as_bytes())?;
+    }
+    let shown = if to_stdout { "the page to standard output".to_owned() } else { crate::term::path(&out) };
     if !args.quiet {
         match &gathered.selection {
-            None => eprintln!("wrote {} ({} rows, {} bytes)", crate::term::path(&out), reports.len(), html.len()),
+            None => eprintln!("wrote {shown} ({} rows, {} bytes)", reports.len(), html.len()),
             Some(_) => eprintln!(
-                "wrote {} ({} rows; the list holds {} of them, more than --max-rows {}: see the page's note; {} bytes)",
-                crate::term::path(&out),
+                "wrote {shown} ({} rows; the list holds {} of them, more than --max-rows {}: see the page's note; {} bytes)",
                 gathered.total,
                 reports.len(),
                 args.max_rows,
