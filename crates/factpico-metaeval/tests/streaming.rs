@@ -151,3 +151,37 @@ fn item_scatter_draws_at_most_the_cap_and_says_so() {
     assert!(big.contains(&format!("({MAX_SCATTER_POINTS} of {n} points drawn)")), "caption");
     assert_eq!(big, make(n), "the drawn sample is seeded");
 }
+
+#[test]
+fn system_means_on_the_raw_scale_are_the_means_of_the_raw_values() {
+    use factpico_metaeval::Direction;
+    let d = tempfile::tempdir().unwrap();
+    let (mut sc, mut ra) = (String::from("id,system,fk,m\n"), String::from("id,system,err\n"));
+    for k in 0..60 {
+        let sys = ["A", "B", "C", "D"][k % 4];
+        // system D averages to exactly zero in every column; others are signed fractions
+        let v = if sys == "D" { [0.0, -0.0][k % 2] } else { (k as f64 - 30.0) / 7.0 };
+        sc.push_str(&format!("i{k},{sys},{v},{}\n", v * 0.3));
+        ra.push_str(&format!("i{k},{sys},{}\n", if sys == "D" { 0.0 } else { (k % 5) as f64 - 2.5 }));
+    }
+    let (sp, rp) = (d.path().join("s.csv"), d.path().join("r.csv"));
+    std::fs::write(&sp, sc).unwrap();
+    std::fs::write(&rp, ra).unwrap();
+    let mut o = opts(sp, rp, &["fk", "m"], &["err"], JoinOptions::default());
+    o.eval.directions.insert("fk".into(), Direction::LowerIsBetter);
+    o.eval.aspect_directions.insert("err".into(), Direction::LowerIsBetter);
+    let out = run(&o).unwrap();
+    let j = &out.joined;
+    for sm in &out.result.system_means {
+        let direct = factpico_metaeval_direct(j, &sm.metric, &sm.aspect);
+        let got: Vec<(String, u64, u64, usize)> =
+            sm.means.iter().map(|s| (s.system.clone(), s.metric_mean.to_bits(), s.human_mean.to_bits(), s.n)).collect();
+        assert_eq!(got, direct, "{} × {}", sm.metric, sm.aspect);
+    }
+}
+
+fn factpico_metaeval_direct(j: &factpico_metaeval::Joined, metric: &str, aspect: &str) -> Vec<(String, u64, u64, usize)> {
+    let systems = j.systems.as_ref().unwrap();
+    let r = factpico_stats::meta_evaluate(&j.ids, systems, &j.metrics[metric], &j.aspects[aspect]).unwrap();
+    r.system_means.iter().map(|s| (s.system.clone(), s.metric_mean.to_bits(), s.human_mean.to_bits(), s.n)).collect()
+}
