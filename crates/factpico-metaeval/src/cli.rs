@@ -326,7 +326,8 @@ impl MetaEvalArgs {
             return self.kappa_mode();
         }
         let out = crate::run(&self.run_options()?)?;
-        let warnings = out.result.join.missing_warning().into_iter().collect();
+        let mut warnings: Vec<String> = out.result.join.missing_warning().into_iter().collect();
+        warnings.extend(out.result.cells.iter().filter_map(crate::sampled_note));
         Ok(CliOutput { markdown: out.markdown, written: out.written, warnings, result: Some(out.result) })
     }
 }

@@ -248,13 +248,22 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
             let human = &human_oriented;
             let me = meta_evaluate(&joined.ids, systems, &oriented, human)?;
             if joined.systems.is_some() {
-                // means on the metric's own scale, for tables and plots
-                let me_raw = meta_evaluate(&joined.ids, systems, raw, human_raw)?;
-                system_means.push(SystemMeans {
-                    metric: metric.clone(),
-                    aspect: aspect.clone(),
-                    means: me_raw.system_means,
-                });
+                // Means on the metric's own scale, for tables and plots: the oriented means
+                // with the sign undone. Negation is exact and rounding symmetric, so each
+                // equals the mean of the raw values bit for bit, except that a zero comes back
+                // as -0.0, which `+ 0.0` turns into the +0.0 a raw sum (from +0.0) gives.
+                // (This replaced a second meta_evaluate of the raw values, which computed every
+                // statistic again.)
+                let means = me
+                    .system_means
+                    .iter()
+                    .map(|s| SystemMean {
+                        metric_mean: s.metric_mean * sign + 0.0,
+                        human_mean: s.human_mean * h_sign + 0.0,
+                        ..s.clone()
+                    })
+                    .collect();
+                system_means.push(SystemMeans { metric: metric.clone(), aspect: aspect.clone(), means });
             }
             kl.push(KlCell {
                 metric: metric.clone(),

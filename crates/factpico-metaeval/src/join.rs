@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::table::{Row, Table};
+use crate::slim::{Cell, SlimTable, Wanted};
+use crate::table::Table;
 
 /// How to join.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -150,39 +151,46 @@ pub struct Joined {
     pub report: JoinReport,
 }
 
-type Key = (String, Option<String>);
+type Key<'a> = (&'a str, Option<&'a str>);
 
-fn key_text(k: &Key) -> String {
+fn key_text(k: &Key<'_>) -> String {
     match &k.1 {
         Some(s) => format!("{} @ {s}", k.0),
-        None => k.0.clone(),
+        None => k.0.to_owned(),
     }
 }
 
-/// Keys of a table, checking for empty ids/systems and duplicates.
-fn keys(t: &Table, id_col: &str, sys_col: Option<&str>, sys_in_key: bool) -> Result<Vec<(Key, Option<String>)>> {
+/// Keys of a table, checking for empty ids/systems and duplicates: per row its key and its
+/// system, and the key → row index.
+#[allow(clippy::type_complexity)]
+fn keys<'a>(
+    t: &'a SlimTable,
+    id_col: &str,
+    sys_col: Option<&str>,
+    sys_in_key: bool,
+) -> Result<(Vec<(Key<'a>, Option<&'a str>)>, HashMap<Key<'a>, usize>)> {
     t.require_column(id_col)?;
-    let mut seen: HashMap<Key, &Row> = HashMap::with_capacity(t.rows.len());
-    let mut out = Vec::with_capacity(t.rows.len());
-    for r in &t.rows {
-        let Some(id) = Table::key_cell(r, id_col) else {
-            return Err(Error::MissingId { side: t.side, path: t.path.clone(), row: r.row, column: id_col.to_owned() });
+    let mut seen: HashMap<Key<'a>, usize> = HashMap::with_capacity(t.len());
+    let mut out = Vec::with_capacity(t.len());
+    for i in 0..t.len() {
+        let Some(id) = t.ids[i].as_deref() else {
+            return Err(Error::MissingId { side: t.side, path: t.path.clone(), row: t.rows[i].0, column: id_col.to_owned() });
         };
         let system = match sys_col {
-            Some(c) => match Table::key_cell(r, c) {
+            Some(c) => match t.system(i) {
                 Some(s) => Some(s),
                 None => {
                     return Err(Error::MissingSystem {
                         side: t.side,
                         path: t.path.clone(),
-                        row: r.row,
+                        row: t.rows[i].0,
                         column: c.to_owned(),
                     })
                 }
             },
             None => None,
         };
-        let key: Key = (id, if sys_in_key { system.clone() } else { None });
+        let key: Key<'a> = (id, if sys_in_key { system } else { None });
         if let Some(&first) = seen.get(&key) {
             let hint = if sys_in_key {
                 String::new()
@@ -195,33 +203,16 @@ fn keys(t: &Table, id_col: &str, sys_col: Option<&str>, sys_in_key: bool) -> Res
                 side: t.side,
                 path: t.path.clone(),
                 key: key_text(&key),
-                first_row: first.row,
-                row: r.row,
-                place: t.place(first, r),
+                first_row: t.rows[first].0,
+                row: t.rows[i].0,
+                place: t.place(first, i),
                 hint,
             });
         }
-        seen.insert(key.clone(), r);
+        seen.insert(key, i);
         out.push((key, system));
     }
-    Ok(out)
-}
-
-fn reason_for(t: &Table, row: &Row, col: &str) -> String {
-    if let Some(why) = row.nulls.get(col) {
-        return why.clone();
-    }
-    if let Some(why) = &row.skipped {
-        return format!("row skipped: {why}");
-    }
-    if !row.cells.contains_key(col) {
-        return "column absent from row".into();
-    }
-    if t.factpico {
-        "null".into()
-    } else {
-        "missing value".into()
-    }
+    Ok((out, seen))
 }
 
 /// Joins `scores` and `ratings` on their id columns (and systems, see
@@ -242,6 +233,26 @@ pub fn join(
     aspects: &[String],
     opts: &JoinOptions,
 ) -> Result<Joined> {
+    let sys_name = system_name(opts);
+    let s = SlimTable::from_table(scores, &Wanted { id: &opts.scores_id, system: &sys_name, numeric: metrics });
+    let r = SlimTable::from_table(ratings, &Wanted { id: &opts.ratings_id, system: &sys_name, numeric: aspects });
+    join_slim(&s, &r, metrics, aspects, opts)
+}
+
+/// The system column a join looks for: `--system-col`, else `system`.
+pub(crate) fn system_name(opts: &JoinOptions) -> String {
+    opts.system_col.clone().unwrap_or_else(|| "system".into())
+}
+
+/// [`join()`] of tables reduced to the columns it reads ([`SlimTable`], whose numeric
+/// columns must be `metrics` and `aspects`).
+pub(crate) fn join_slim(
+    scores: &SlimTable,
+    ratings: &SlimTable,
+    metrics: &[String],
+    aspects: &[String],
+    opts: &JoinOptions,
+) -> Result<Joined> {
     if metrics.is_empty() {
         return Err(Error::InvalidOption { option: "--metrics", message: "no metric column given".into() });
     }
@@ -254,20 +265,18 @@ pub fn join(
     for a in aspects {
         ratings.require_column(a)?;
     }
-    let sys_name = opts.system_col.clone().unwrap_or_else(|| "system".into());
+    let sys_name = system_name(opts);
     // Without an explicit --system-col, a `system` column that is empty everywhere (as in
     // `factpico score --csv` output of data without systems) means "no systems".
-    let present = |t: &Table| if opts.system_col.is_some() { t.has_column(&sys_name) } else { t.has_values(&sys_name) };
+    let present = |t: &SlimTable| if opts.system_col.is_some() { t.has_column(&sys_name) } else { t.has_system_values() };
     let (in_s, in_r) = (present(scores), present(ratings));
     if opts.system_col.is_some() && !in_s && !in_r {
         ratings.require_column(&sys_name)?;
     }
     let sys_in_key = in_s && in_r;
-    let s_keys = keys(scores, &opts.scores_id, in_s.then_some(sys_name.as_str()), sys_in_key)?;
-    let r_keys = keys(ratings, &opts.ratings_id, in_r.then_some(sys_name.as_str()), sys_in_key)?;
+    let (s_keys, s_index) = keys(scores, &opts.scores_id, in_s.then_some(sys_name.as_str()), sys_in_key)?;
+    let (r_keys, r_index) = keys(ratings, &opts.ratings_id, in_r.then_some(sys_name.as_str()), sys_in_key)?;
 
-    let r_index: HashMap<&Key, usize> = r_keys.iter().enumerate().map(|(i, (k, _))| (k, i)).collect();
-    let s_index: HashMap<&Key, usize> = s_keys.iter().enumerate().map(|(i, (k, _))| (k, i)).collect();
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     let mut scores_only: Vec<String> = Vec::new();
     for (i, (k, _)) in s_keys.iter().enumerate() {
@@ -278,11 +287,12 @@ pub fn join(
     }
     let mut ratings_only: Vec<String> =
         r_keys.iter().filter(|(k, _)| !s_index.contains_key(k)).map(|(k, _)| key_text(k)).collect();
+    drop((s_index, r_index));
     scores_only.sort();
     ratings_only.sort();
     let examples = |v: &[String]| v.iter().take(MAX_EXAMPLES).cloned().collect::<Vec<_>>();
     if pairs.is_empty() {
-        let ex = |v: &[(Key, Option<String>)]| v.iter().take(3).map(|(k, _)| key_text(k)).collect::<Vec<_>>().join(", ");
+        let ex = |v: &[(Key<'_>, Option<&str>)]| v.iter().take(3).map(|(k, _)| key_text(k)).collect::<Vec<_>>().join(", ");
         return Err(Error::NothingJoined {
             scores: scores.path.clone(),
             ratings: ratings.path.clone(),
@@ -308,7 +318,7 @@ pub fn join(
         scores_rows: s_keys.len(),
         ratings_rows: r_keys.len(),
         scores_dropped: scores.dropped.len(),
-        scores_skipped: scores.rows.iter().filter(|r| r.skipped.is_some()).count(),
+        scores_skipped: scores.skipped.iter().filter(|r| r.is_some()).count(),
         joined: pairs.len(),
         scores_only: scores_only.len(),
         ratings_only: ratings_only.len(),
@@ -318,37 +328,39 @@ pub fn join(
         key_includes_system: sys_in_key,
         missing: BTreeMap::new(),
     };
-    let ids = pairs.iter().map(|&(i, _)| s_keys[i].0 .0.clone()).collect();
+    drop((scores_only, ratings_only));
+    let ids = pairs.iter().map(|&(i, _)| s_keys[i].0 .0.to_owned()).collect();
     let systems = (in_s || in_r).then(|| {
         pairs
             .iter()
-            .map(|&(i, j)| r_keys[j].1.clone().or_else(|| s_keys[i].1.clone()).unwrap_or_default())
+            .map(|&(i, j)| r_keys[j].1.or(s_keys[i].1).unwrap_or_default().to_owned())
             .collect()
     });
-    let mut column = |t: &Table, col: &str, pick: &dyn Fn(&(usize, usize)) -> usize| -> Result<Vec<f64>> {
+    let mut column = |t: &SlimTable, k: usize, pick: &dyn Fn(&(usize, usize)) -> usize| -> Result<Vec<f64>> {
         let mut miss = ColumnMissing::default();
         let mut v = Vec::with_capacity(pairs.len());
         for p in &pairs {
-            let row = &t.rows[pick(p)];
-            match t.numeric_cell(row, col)? {
-                Some(x) => v.push(x),
-                None => {
+            let i = pick(p);
+            match &t.cells[k][i] {
+                Cell::Num(x) => v.push(*x),
+                Cell::Bad(raw) => return Err(t.not_numeric(k, i, raw)),
+                Cell::Missing { .. } => {
                     v.push(f64::NAN);
                     miss.n_missing += 1;
-                    *miss.reasons.entry(reason_for(t, row, col)).or_default() += 1;
+                    *miss.reasons.entry(t.reason(k, i)).or_default() += 1;
                 }
             }
         }
-        report.missing.insert(col.to_owned(), miss);
+        report.missing.insert(t.numeric[k].clone(), miss);
         Ok(v)
     };
     let mut metric_values = BTreeMap::new();
-    for m in metrics {
-        metric_values.insert(m.clone(), column(scores, m, &|p| p.0)?);
+    for (k, m) in metrics.iter().enumerate() {
+        metric_values.insert(m.clone(), column(scores, k, &|p| p.0)?);
     }
     let mut aspect_values = BTreeMap::new();
-    for a in aspects {
-        aspect_values.insert(a.clone(), column(ratings, a, &|p| p.1)?);
+    for (k, a) in aspects.iter().enumerate() {
+        aspect_values.insert(a.clone(), column(ratings, k, &|p| p.1)?);
     }
     Ok(Joined { ids, systems, metrics: metric_values, aspects: aspect_values, report })
 }

@@ -32,6 +32,7 @@ pub mod join;
 pub mod kappa;
 pub mod plot;
 mod render;
+mod slim;
 mod table;
 
 use std::path::{Path, PathBuf};
@@ -41,7 +42,7 @@ pub use error::{Error, Result, Side};
 pub use evaluate::{aspect_direction, evaluate, Cell, CellIntervals, EvalOptions, Inputs, KlCell, LevelNull, Levels, MetaEvalResult, SystemMeans};
 pub use factpico_stats::{BootstrapOptions, Level};
 pub use join::{join, JoinOptions, JoinReport, Joined, Unjoined};
-pub use render::{csv_table, f3, markdown, render, write_atomic, OutputFormat};
+pub use render::{csv_table, f3, markdown, render, sampled_note, write_atomic, OutputFormat};
 pub use table::{Format, Row, Table};
 
 /// Everything [`run`] needs: inputs, join, evaluation, outputs, plots.
@@ -98,9 +99,15 @@ fn file_name(p: &Path) -> String {
 /// # Errors
 /// Any [`Error`] of the steps.
 pub fn run(opts: &RunOptions) -> Result<RunOutput> {
-    let scores = Table::load(&opts.scores, Side::Scores, opts.scores_format)?;
-    let ratings = Table::load(&opts.ratings, Side::Ratings, opts.ratings_format)?;
-    let joined = join(&scores, &ratings, &opts.metrics, &opts.aspects, &opts.join)?;
+    // Only the columns the join reads are kept (a few numbers a row), and both files are
+    // read row by row where their format allows (JSONL), so memory stays bounded.
+    let sys_name = join::system_name(&opts.join);
+    let joined = {
+        let wanted = |id, numeric| slim::Wanted { id, system: &sys_name, numeric };
+        let scores = slim::SlimTable::load(&opts.scores, Side::Scores, opts.scores_format, &wanted(&opts.join.scores_id, &opts.metrics))?;
+        let ratings = slim::SlimTable::load(&opts.ratings, Side::Ratings, opts.ratings_format, &wanted(&opts.join.ratings_id, &opts.aspects))?;
+        join::join_slim(&scores, &ratings, &opts.metrics, &opts.aspects, &opts.join)?
+    };
     let mut result = evaluate(&joined, &opts.metrics, &opts.aspects, &opts.eval)?;
     result.inputs = Inputs {
         scores: file_name(&opts.scores),

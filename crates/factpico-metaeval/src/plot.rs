@@ -3,7 +3,9 @@
 //! * **Scatter** (FactPICO Figure 2 style), one panel per metric: with a
 //!   system column, one point per system (mean metric score vs mean human
 //!   score, labelled); without one, one point per item with a small seeded
-//!   vertical jitter (human averages are discrete). Metric values are on the
+//!   vertical jitter (human averages are discrete), at most
+//!   [`MAX_SCATTER_POINTS`] of them (a seeded random sample above that, said
+//!   in the panel caption). Metric values are on the
 //!   metric's own scale; the x-axis label says which direction is better.
 //! * **Distribution** (FactPICO Appendix G style), one panel per metric:
 //!   histograms (as densities) of the min–max normalised human and metric
@@ -83,6 +85,11 @@ impl PlotOptions {
     }
 }
 
+/// Most item-level points a scatter panel draws: above it, a uniform random sample of this
+/// many (seeded by the plot seed, [`factpico_stats::calibration_sample`]), and the caption
+/// says "k of n points drawn", so that an SVG of a million-row evaluation stays small.
+pub const MAX_SCATTER_POINTS: usize = 5_000;
+
 /// Vertical jitter half-width of item-level scatter points, in human-score units.
 pub const JITTER: f64 = 0.06;
 
@@ -140,21 +147,29 @@ fn scatter_figure(joined: &Joined, result: &MetaEvalResult, aspect: &str, seed: 
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
             let xs = joined.metrics.get(metric).map(Vec::as_slice).unwrap_or_default();
             let ys = joined.aspects.get(aspect).map(Vec::as_slice).unwrap_or_default();
-            points = xs
+            let all: Vec<(f64, f64)> = xs
                 .iter()
                 .zip(ys)
                 .filter(|(x, y)| x.is_finite() && y.is_finite())
                 .map(|(&x, &y)| (x, y + rng.random_range(-JITTER..JITTER)))
                 .collect();
+            let n_all = all.len();
+            points = if n_all > MAX_SCATTER_POINTS {
+                let positions: Vec<usize> = (0..n_all).collect();
+                factpico_stats::calibration_sample(&positions, MAX_SCATTER_POINTS, seed).into_iter().map(|i| all[i]).collect()
+            } else {
+                all
+            };
+            let drawn = if n_all > points.len() { format!(" ({} of {n_all} points drawn)", points.len()) } else { String::new() };
             labels = Vec::new();
             let cell = result.cell(Level::Instance, metric, aspect);
             caption = match cell.and_then(|c| c.stats) {
                 Some(st) => format!(
-                    "{metric}: τ_b = {}, n = {}",
+                    "{metric}: τ_b = {}, n = {}{drawn}",
                     f3(st.kendall_tau_b.statistic),
                     st.kendall_tau_b.n
                 ),
-                None => format!("{metric}: n = {}", points.len()),
+                None => format!("{metric}: n = {n_all}{drawn}"),
             };
         }
         let low = crate::evaluate::aspect_direction(&result.options, aspect) == Direction::LowerIsBetter;

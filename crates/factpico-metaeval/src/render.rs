@@ -253,6 +253,36 @@ fn null_notes(cells: &[&Cell]) -> Vec<String> {
     notes
 }
 
+/// `1234567` as `1,234,567`.
+fn thousands(n: usize) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The note of a cell whose tie-calibrated pairwise accuracy was computed on a random sample
+/// ([`factpico_stats::PairwiseAccuracy::sampled_from`]), e.g. "`rougeL` × `human`: acc_eq, ε
+/// and base on a random sample of 20,000 of 1,000,000 observations …"; `None` when exact.
+pub fn sampled_note(c: &Cell) -> Option<String> {
+    let pa = c.stats?.pairwise_accuracy;
+    let from = pa.sampled_from?;
+    Some(format!(
+        "`{}` × `{}`: pairwise accuracy (acc_eq, ε, base) on a random sample of {} of {} observations \
+         (above {} the exact O(n²) calibration is not run; the sample is seeded and drawn from the same rows for every metric)",
+        c.metric,
+        c.aspect,
+        thousands(pa.n),
+        thousands(from),
+        thousands(factpico_stats::MAX_CALIBRATION_N)
+    ))
+}
+
 /// The Markdown report: inputs, one table per level, the distribution KL
 /// table and (with systems) the per-system means.
 pub fn markdown(r: &MetaEvalResult) -> String {
@@ -361,6 +391,7 @@ pub fn markdown(r: &MetaEvalResult) -> String {
             let _ = writeln!(s, "{}", cell_row(c));
         }
         let mut notes = null_notes(&cells);
+        notes.extend(cells.iter().filter_map(|c| sampled_note(c)));
         for c in &cells {
             if let Some(n) = &c.null {
                 notes.push(format!("`{}` × `{}`: not computed: {n}.", c.metric, c.aspect));

@@ -110,6 +110,25 @@ impl Table {
     /// [`Error::Io`], [`Error::UnknownFormat`], [`Error::Csv`], [`Error::Json`],
     /// [`Error::Empty`] (no data rows).
     pub fn load(path: &Path, side: Side, format: Option<Format>) -> Result<Table> {
+        let mut rows = Vec::new();
+        let mut t = Self::stream(path, side, format, &mut |r| {
+            rows.push(r);
+            Ok(())
+        })?;
+        t.rows = rows;
+        Ok(t)
+    }
+
+    /// Reads `path` like [`Table::load`], but hands each data row to `sink` as it is read
+    /// instead of keeping it: the returned table has the columns, the dropped rows and the
+    /// flags, and no `rows`. JSONL is read line by line (memory does not grow with the file);
+    /// a JSON array, a CSV/TSV file and a Parquet file are read whole first (their rows are
+    /// still handed over one at a time). Errors as [`Table::load`], and any error of `sink`
+    /// (which stops the reading).
+    ///
+    /// # Errors
+    /// As [`Table::load`].
+    pub fn stream(path: &Path, side: Side, format: Option<Format>, sink: &mut dyn FnMut(Row) -> Result<()>) -> Result<Table> {
         #[cfg(feature = "parquet")]
         if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
             let read = factpico_io::parquet_rows::read_parquet_rows(path).map_err(|e| Error::io(
@@ -117,19 +136,28 @@ impl Table {
                 path,
                 std::io::Error::other(format!("{e}: {}", std::error::Error::source(&e).map(ToString::to_string).unwrap_or_default())),
             ))?;
-            let mut text = String::new();
-            for r in &read.rows {
-                text.push_str(&r.to_string());
-                text.push('\n');
+            // the rows a JSONL copy of the table would hold, one per line
+            let mut t = Self::empty(path, side, Format::Jsonl);
+            let mut n = 0;
+            let mut counted = |r: Row| {
+                n += 1;
+                sink(r)
+            };
+            for (i, r) in read.rows.into_iter().enumerate() {
+                t.push_json(r, i + 1, i + 1, &mut counted)?;
             }
-            return Self::parse(&text, path, side, Format::Jsonl);
+            return t.finish(n);
         }
         let format = match format.or_else(|| Format::from_path(path)) {
             Some(f) => f,
             None => return Err(Error::UnknownFormat { path: path.to_owned() }),
         };
+        if format == Format::Jsonl {
+            let file = std::fs::File::open(path).map_err(|e| Error::io("cannot read", path, e))?;
+            return Self::stream_jsonl(std::io::BufReader::with_capacity(1 << 16, file), path, side, sink);
+        }
         let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
-        Self::parse(&text, path, side, format)
+        Self::parse_with(&text, path, side, format, sink)
     }
 
     /// Parses file contents already in memory (`path` is used in messages).
@@ -137,7 +165,17 @@ impl Table {
     /// # Errors
     /// As [`Table::load`], less the I/O errors.
     pub fn parse(text: &str, path: &Path, side: Side, format: Format) -> Result<Table> {
-        let mut t = Table {
+        let mut rows = Vec::new();
+        let mut t = Self::parse_with(text, path, side, format, &mut |r| {
+            rows.push(r);
+            Ok(())
+        })?;
+        t.rows = rows;
+        Ok(t)
+    }
+
+    fn empty(path: &Path, side: Side, format: Format) -> Table {
+        Table {
             elements: format == Format::Json,
             path: path.to_owned(),
             side,
@@ -145,26 +183,61 @@ impl Table {
             columns: Vec::new(),
             rows: Vec::new(),
             dropped: Vec::new(),
+        }
+    }
+
+    /// [`Error::Empty`] when neither a row (`n` handed over) nor a dropped row was read.
+    fn finish(self, n: usize) -> Result<Table> {
+        if n == 0 && self.dropped.is_empty() {
+            return Err(Error::Empty { path: self.path });
+        }
+        Ok(self)
+    }
+
+    /// JSONL from a reader, one line at a time (line numbers 1-based; blank lines skipped).
+    fn stream_jsonl(mut reader: impl std::io::BufRead, path: &Path, side: Side, sink: &mut dyn FnMut(Row) -> Result<()>) -> Result<Table> {
+        let mut t = Self::empty(path, side, Format::Jsonl);
+        let (mut n, mut handed) = (0, 0);
+        let mut counted = |r: Row| {
+            handed += 1;
+            sink(r)
+        };
+        let mut buf = String::new();
+        for i in 1.. {
+            buf.clear();
+            if reader.read_line(&mut buf).map_err(|e| Error::io("cannot read", path, e))? == 0 {
+                break;
+            }
+            let line = buf.strip_suffix('\n').map_or(buf.as_str(), |l| l.strip_suffix('\r').unwrap_or(l));
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(line).map_err(|e| Error::Json {
+                path: path.to_owned(),
+                line: i,
+                message: e.to_string(),
+            })?;
+            n += 1;
+            t.push_json(v, n, i, &mut counted)?;
+        }
+        t.finish(handed)
+    }
+
+    fn parse_with(text: &str, path: &Path, side: Side, format: Format, sink: &mut dyn FnMut(Row) -> Result<()>) -> Result<Table> {
+        if format == Format::Jsonl {
+            return Self::stream_jsonl(text.as_bytes(), path, side, sink);
+        }
+        let mut t = Self::empty(path, side, format);
+        let mut n = 0;
+        let mut counted = |r: Row| {
+            n += 1;
+            sink(r)
         };
         match format {
-            Format::Csv => t.read_delimited(text, b',', true)?,
-            Format::Tsv => t.read_delimited(text, b'\t', false)?,
-            Format::TsvQuoted => t.read_delimited(text, b'\t', true)?,
-            Format::Jsonl => {
-                let mut n = 0;
-                for (i, line) in text.lines().enumerate() {
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    let v: Value = serde_json::from_str(line).map_err(|e| Error::Json {
-                        path: path.to_owned(),
-                        line: i + 1,
-                        message: e.to_string(),
-                    })?;
-                    n += 1;
-                    t.push_json(v, n, i + 1)?;
-                }
-            }
+            Format::Csv => t.read_delimited(text, b',', true, &mut counted)?,
+            Format::Tsv => t.read_delimited(text, b'\t', false, &mut counted)?,
+            Format::TsvQuoted => t.read_delimited(text, b'\t', true, &mut counted)?,
+            Format::Jsonl => {} // read above, line by line
             Format::Json => {
                 let v: Value = serde_json::from_str(text).map_err(|e| Error::Json {
                     path: path.to_owned(),
@@ -179,14 +252,11 @@ impl Table {
                     });
                 };
                 for (i, item) in items.into_iter().enumerate() {
-                    t.push_json(item, i + 1, 0)?;
+                    t.push_json(item, i + 1, 0, &mut counted)?;
                 }
             }
         }
-        if t.rows.is_empty() && t.dropped.is_empty() {
-            return Err(Error::Empty { path: path.to_owned() });
-        }
-        Ok(t)
+        t.finish(n)
     }
 
     fn see(&mut self, col: &str) {
@@ -199,7 +269,7 @@ impl Table {
     /// ([`factpico_io::delimited`]): `quoting` off reads TSV cells literally; a quote never
     /// closed, text after a closing quote and a repeated header name are errors naming the
     /// lines or columns.
-    fn read_delimited(&mut self, text: &str, delimiter: u8, quoting: bool) -> Result<()> {
+    fn read_delimited(&mut self, text: &str, delimiter: u8, quoting: bool, sink: &mut dyn FnMut(Row) -> Result<()>) -> Result<()> {
         let path = self.path.clone();
         let err = |message: String| Error::Csv { path: path.clone(), message };
         let mut rdr = csv::ReaderBuilder::new()
@@ -226,7 +296,6 @@ impl Table {
             lines.push(b);
         }
         let hint = if delimiter == b'\t' { ", or read the file's quotes literally (format tsv)" } else { "" };
-        let mut rows = Vec::new();
         let mut rec = csv::StringRecord::new();
         for n in 1u64.. {
             let res = rdr.read_record(&mut rec);
@@ -258,13 +327,12 @@ impl Table {
             }
             let cells = headers.iter().zip(rec.iter()).map(|(h, v)| (h.clone(), Value::String(v.to_owned()))).collect();
             let row = usize::try_from(n).unwrap_or(usize::MAX);
-            rows.push(Row { row, line: usize::try_from(first).unwrap_or(usize::MAX), cells, ..Row::default() });
+            sink(Row { row, line: usize::try_from(first).unwrap_or(usize::MAX), cells, ..Row::default() })?;
         }
-        self.rows = rows;
         Ok(())
     }
 
-    fn push_json(&mut self, v: Value, row: usize, line: usize) -> Result<()> {
+    fn push_json(&mut self, v: Value, row: usize, line: usize, sink: &mut dyn FnMut(Row) -> Result<()>) -> Result<()> {
         let Value::Object(obj) = v else {
             return Err(Error::Json {
                 path: self.path.clone(),
@@ -307,8 +375,7 @@ impl Table {
                 }
             }
         }
-        self.rows.push(r);
-        Ok(())
+        sink(r)
     }
 
     /// Names the places of two rows in this file for messages: `lines 3 and 17` (JSONL, CSV,
@@ -354,14 +421,7 @@ impl Table {
     /// they are (trimmed), integers and other numbers in their JSON text,
     /// `None` for a missing cell, JSON null or an empty string.
     pub fn key_cell(row: &Row, col: &str) -> Option<String> {
-        match row.cells.get(col)? {
-            Value::Null => None,
-            Value::String(s) => {
-                let s = s.trim();
-                (!s.is_empty()).then(|| s.to_owned())
-            }
-            other => Some(other.to_string()),
-        }
+        key_value(row.cells.get(col))
     }
 
     /// The cell of `row` in `col` as a number; `Ok(None)` when missing (see
@@ -370,36 +430,54 @@ impl Table {
     /// # Errors
     /// [`Error::NotNumeric`].
     pub fn numeric_cell(&self, row: &Row, col: &str) -> Result<Option<f64>> {
-        let v = match row.cells.get(col) {
-            None | Some(Value::Null) => return Ok(None),
-            Some(Value::Number(n)) => n.as_f64(),
-            Some(Value::String(s)) => {
-                let t = s.trim();
-                if MISSING.iter().any(|m| t.eq_ignore_ascii_case(m)) {
-                    return Ok(None);
-                }
-                match t.parse::<f64>() {
-                    // NaN spellings are missing markers (above); an infinity is an error
-                    Ok(v) if v.is_finite() => Some(v),
-                    _ => return Err(self.not_numeric(row, col, s)),
-                }
-            }
-            Some(other) => return Err(self.not_numeric(row, col, &other.to_string())),
-        };
-        Ok(v.filter(|v| v.is_finite()))
+        numeric_value(row.cells.get(col)).map_err(|raw| self.not_numeric(row.row, col, &raw))
     }
 
-    fn not_numeric(&self, row: &Row, col: &str, value: &str) -> Error {
+    /// The [`Error::NotNumeric`] of the cell `value` of data row `row` in `col`.
+    pub(crate) fn not_numeric(&self, row: usize, col: &str, value: &str) -> Error {
         Error::NotNumeric {
             side: self.side,
             path: self.path.clone(),
-            row: row.row,
+            row,
             column: col.to_owned(),
             value: value.chars().take(40).collect(),
         }
     }
 }
 
+/// A cell as a number: `Ok(None)` when missing (see the module docs), `Err(text)` with the
+/// cell's text when it is not a finite number.
+pub(crate) fn numeric_value(cell: Option<&Value>) -> std::result::Result<Option<f64>, String> {
+    let v = match cell {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => {
+            let t = s.trim();
+            if MISSING.iter().any(|m| t.eq_ignore_ascii_case(m)) {
+                return Ok(None);
+            }
+            match t.parse::<f64>() {
+                // NaN spellings are missing markers (above); an infinity is an error
+                Ok(v) if v.is_finite() => Some(v),
+                _ => return Err(s.clone()),
+            }
+        }
+        Some(other) => return Err(other.to_string()),
+    };
+    Ok(v.filter(|v| v.is_finite()))
+}
+
+/// The key text of a cell (ids, systems), as [`Table::key_cell`] reads it.
+pub(crate) fn key_value(cell: Option<&Value>) -> Option<String> {
+    match cell? {
+        Value::Null => None,
+        Value::String(s) => {
+            let s = s.trim();
+            (!s.is_empty()).then(|| s.to_owned())
+        }
+        other => Some(other.to_string()),
+    }
+}
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

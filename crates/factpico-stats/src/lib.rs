@@ -80,7 +80,8 @@ pub use levels::{
     MIN_SYSTEMS,
 };
 pub use pairwise::{
-    pairwise_accuracy, pairwise_accuracy_tie_calibrated, PairwiseAccuracy, MAX_CALIBRATION_N,
+    calibration_sample, pairwise_accuracy, pairwise_accuracy_tie_calibrated,
+    pairwise_accuracy_tie_calibrated_capped, PairwiseAccuracy, CALIBRATION_SEED, MAX_CALIBRATION_N,
 };
 pub use resample::{
     bootstrap_ci, bootstrap_ci_by_item, bootstrap_ci_with, permutation_test, BootstrapOptions,

@@ -28,8 +28,10 @@ pub enum Statistic {
     SpearmanRho,
     /// [`crate::pearson_r`].
     PearsonR,
-    /// [`crate::pairwise_accuracy_tie_calibrated`] (O(n² log n) per call:
-    /// mind the cost inside resampling loops).
+    /// [`crate::pairwise_accuracy_tie_calibrated`] (up to O(n² log n) time
+    /// and O(n) memory per call, on a sample of
+    /// [`crate::MAX_CALIBRATION_N`] rows above that size: mind the cost
+    /// inside resampling loops).
     PairwiseAccuracy,
 }
 
