@@ -121,9 +121,9 @@ impl Table {
 
     /// Reads `path` like [`Table::load`], but hands each data row to `sink` as it is read
     /// instead of keeping it: the returned table has the columns, the dropped rows and the
-    /// flags, and no `rows`. JSONL is read line by line (memory does not grow with the file);
-    /// a JSON array, a CSV/TSV file and a Parquet file are read whole first (their rows are
-    /// still handed over one at a time). Errors as [`Table::load`], and any error of `sink`
+    /// flags, and no `rows`. JSONL is read line by line and Parquet one record batch at a time
+    /// (memory does not grow with the file); a JSON array and a CSV/TSV file are read whole
+    /// first (their rows are still handed over one at a time). Errors as [`Table::load`], and any error of `sink`
     /// (which stops the reading).
     ///
     /// # Errors
@@ -131,20 +131,38 @@ impl Table {
     pub fn stream(path: &Path, side: Side, format: Option<Format>, sink: &mut dyn FnMut(Row) -> Result<()>) -> Result<Table> {
         #[cfg(feature = "parquet")]
         if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
-            let read = factpico_io::parquet_rows::read_parquet_rows(path).map_err(|e| Error::io(
-                "cannot read",
-                path,
-                std::io::Error::other(format!("{e}: {}", std::error::Error::source(&e).map(ToString::to_string).unwrap_or_default())),
-            ))?;
-            // the rows a JSONL copy of the table would hold, one per line
+            // One record batch at a time (factpico_io::parquet_rows::for_each_parquet_row): the
+            // rows a JSONL copy of the table would hold, one per line.
+            enum Step {
+                Read(factpico_io::Error),
+                Row(Error),
+            }
+            impl From<factpico_io::Error> for Step {
+                fn from(e: factpico_io::Error) -> Self {
+                    Step::Read(e)
+                }
+            }
             let mut t = Self::empty(path, side, Format::Jsonl);
             let mut n = 0;
-            let mut counted = |r: Row| {
-                n += 1;
-                sink(r)
-            };
-            for (i, r) in read.rows.into_iter().enumerate() {
-                t.push_json(r, i + 1, i + 1, &mut counted)?;
+            let mut i = 0;
+            let read = factpico_io::parquet_rows::for_each_parquet_row(path, |r| {
+                i += 1;
+                let mut counted = |r: Row| {
+                    n += 1;
+                    sink(r)
+                };
+                t.push_json(r, i, i, &mut counted).map_err(Step::Row)
+            });
+            match read {
+                Ok(_) => {}
+                Err(Step::Row(e)) => return Err(e),
+                Err(Step::Read(e)) => {
+                    return Err(Error::io(
+                        "cannot read",
+                        path,
+                        std::io::Error::other(format!("{e}: {}", std::error::Error::source(&e).map(ToString::to_string).unwrap_or_default())),
+                    ))
+                }
             }
             return t.finish(n);
         }
