@@ -18,7 +18,7 @@ use crate::metric::{ColumnInfo, Direction::HigherIsBetter as Hi, Metric, MetricI
 use crate::session::RuntimeOptions;
 use crate::Result;
 
-pub use factpico_llm::{LlmOptions, SamplingPreset, StructuredOutput, Target};
+pub use factpico_llm::{ClientOptions, Error as LlmError, LlmOptions, LlmRuntime, SamplingPreset, StructuredOutput, Target};
 
 const REFERENCE: &str = "lilywchen/FactPICO 2e16993, code/llm_evaluations/ (llm_gen.py, result_gen.py; pico_extract.py, res_extract.py), prompts verbatim in crates/factpico-llm/templates/factpico.json";
 
