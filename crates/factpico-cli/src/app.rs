@@ -78,7 +78,7 @@ fn list_metrics() -> String {
         // An input read by several metrics of the unit is listed once.
         let mut inputs: Vec<String> = Vec::new();
         for i in u.metrics.iter().flat_map(|m| m.inputs) {
-            let line = format!("`{}`: {}", i.name, i.description);
+            let line = format!("`{}`: {}", i.name, crate::flags::for_cli(i.description));
             if !inputs.iter().any(|l| l.starts_with(&format!("`{}`:", i.name))) {
                 inputs.push(line);
             }
@@ -128,7 +128,8 @@ where
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
             // Errors quote ids, texts and server messages: escaped for the terminal.
-            eprintln!("error: {}", crate::term::escape_controls(&format!("{e:#}")));
+            // Library messages name options by field; the user typed flags (`flags`).
+            eprintln!("error: {}", crate::term::escape_controls(&crate::flags::for_cli(&format!("{e:#}"))));
             2
         }
     }

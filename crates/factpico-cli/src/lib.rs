@@ -8,6 +8,7 @@ pub mod fuzzing;
 pub mod term;
 
 mod diff;
+mod flags;
 mod logging;
 mod meta_eval;
 mod models;

@@ -47,6 +47,7 @@ pub fn init(quiet: bool, verbose: u8) {
         };
         let word = if colour { format!("\u{1b}[{code}m{word}\u{1b}[0m") } else { word.to_owned() };
         let message = record.args().to_string();
+        let message = crate::flags::for_cli(&message);
         let message = redact_url_credentials(&message);
         let message = escape_controls(&message);
         if record.level() <= log::Level::Warn {

@@ -579,7 +579,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     }
     if failures > 0 {
         for (name, r) in reports.iter().filter(|(_, r)| r.failures > 0) {
-            eprintln!("error: {name}: {}", escape_controls(r.advice.as_deref().unwrap_or("some work failed")));
+            eprintln!("error: {name}: {}", escape_controls(&crate::flags::for_cli(r.advice.as_deref().unwrap_or("some work failed"))));
         }
         // Every row was written (with documented nulls where work failed); the exit status
         // says the run is incomplete.
@@ -669,7 +669,7 @@ fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
     for info in infos {
         match factpico::units::plan(info, &options, &pairs) {
             Some(Ok(line)) => println!("{line}"),
-            Some(Err(e)) => println!("{}: {}", info.name, factpico::error_chain(&e)),
+            Some(Err(e)) => println!("{}: {}", info.name, crate::flags::for_cli(&factpico::error_chain(&e))),
             None => println!("{}: computed locally; no request to count", info.name),
         }
     }

@@ -308,3 +308,48 @@ fn a_key_in_the_url_userinfo_reaches_no_artefact() {
     // and it was never sent: no Authorization header at all reached the server
     assert!(h.state()["auth"].as_array().unwrap().iter().all(|a| !a.as_str().unwrap_or("").contains(secret)));
 }
+
+/// The LLM library names options by their `ScorerOptions` field (`llm.runtime.client.concurrency`);
+/// the CLI prints the flag the user typed instead. No server is needed: each of these is refused
+/// before anything is sent.
+#[test]
+fn option_errors_name_the_flags_not_the_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let pairs = fixtures().join("pairs.jsonl");
+    let garbage = dir.path().join("garbage.sqlite");
+    std::fs::write(&garbage, b"not a database, a text file put here by someone".repeat(100)).unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![], "--llm-base-url is required for the LLM metrics (e.g. --llm-base-url http://127.0.0.1:8080/v1, --llm-model my-model)"),
+        (vec!["--llm-base-url", &url, "--llm-model", "m", "--llm-concurrency", "0"], "--llm-concurrency must be at least 1"),
+        (vec!["--llm-base-url", &url, "--llm-model", "m", "--llm-timeout", "0"], "--llm-timeout must be a positive number of seconds"),
+        // inf passed the old check and would have panicked at the first request
+        (vec!["--llm-base-url", &url, "--llm-model", "m", "--llm-timeout", "inf"], "--llm-timeout must be a positive number of seconds, got inf"),
+        (vec!["--llm-base-url", "ftp://h/v1", "--llm-model", "m"], "--llm-base-url \"ftp://h/v1\" must start with http:// or https://"),
+        (vec!["--llm-base-url", &url, "--llm-model", "m", "--llm-rationale-max-chars", "0"], "--llm-rationale-max-chars must be at least 1"),
+        (
+            vec!["--llm-base-url", &url, "--llm-model", "m", "--llm-cache", garbage.to_str().unwrap()],
+            "or set --llm-cache to another path",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = bin(dir.path())
+            .args(["score", pairs.to_str().unwrap(), "--metrics", "llm", "-o", "-", "-q"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: wanted {want:?} in {stderr}");
+        assert!(!stderr.contains("`llm."), "{args:?}: a field name reached the CLI user: {stderr}");
+    }
+    // --dry-run prints a plan error with the flag too.
+    let o = bin(dir.path())
+        .args(["score", pairs.to_str().unwrap(), "--metrics", "llm", "--dry-run", "--llm-rationale-max-chars", "0"])
+        .args(["--llm-base-url", &url, "--llm-model", "m"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert!(stdout.contains("--llm-rationale-max-chars must be at least 1") && !stdout.contains("`llm."), "{stdout}{stderr}");
+}

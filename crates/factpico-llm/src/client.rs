@@ -135,14 +135,14 @@ impl std::fmt::Display for RequestError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Status { status, message, .. } => write!(f, "HTTP {status}: {message}"),
-            Self::Timeout(d) => write!(f, "no reply within the {:.0} s timeout (--llm-timeout)", d.as_secs_f64()),
+            Self::Timeout(d) => write!(f, "no reply within the {:.0} s timeout (`llm.runtime.client.timeout_s`)", d.as_secs_f64()),
             Self::Connect(m) => write!(f, "cannot connect: {m}"),
             Self::Transport(m) => write!(f, "transport error: {m}"),
             Self::Malformed(m) => write!(f, "malformed reply: {m}"),
             Self::NotSent(m) => write!(f, "not sent: {m}"),
             Self::TooLarge(limit) => write!(
                 f,
-                "reply larger than {limit} bytes (--llm-max-reply-bytes): the server may be ignoring max_tokens; nothing of it was kept"
+                "reply larger than {limit} bytes (`llm.runtime.client.max_reply_bytes`): the server may be ignoring max_tokens; nothing of it was kept"
             ),
         }
     }
@@ -238,14 +238,14 @@ pub fn normalize_base_url(url: &str) -> Result<String> {
     let (scheme, rest) = u
         .split_once("://")
         .filter(|(s, _)| *s == "http" || *s == "https")
-        .ok_or_else(|| Error::Options(format!("--llm-base-url {shown:?} must start with http:// or https:// (e.g. http://127.0.0.1:8080/v1)")))?;
+        .ok_or_else(|| Error::Options(format!("`llm.base_url` {shown:?} must start with http:// or https:// (e.g. http://127.0.0.1:8080/v1)")))?;
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     if host.is_empty() {
-        return Err(Error::Options(format!("--llm-base-url {shown:?} has no host")));
+        return Err(Error::Options(format!("`llm.base_url` {shown:?} has no host")));
     }
     let path = if path.is_empty() { "/v1" } else { path };
     Ok(format!("{scheme}://{host}{path}"))
@@ -255,17 +255,12 @@ impl Client {
     /// Builds a client for `base_url` (see [`normalize_base_url`]) and `model`.
     ///
     /// # Errors
-    /// [`Error::Options`] for a bad URL or zero concurrency, [`Error::Http`] when the HTTP
+    /// [`Error::Options`] for a bad URL or bad transport options ([`ClientOptions::validate`]), [`Error::Http`] when the HTTP
     /// client cannot be built.
     pub fn new(base_url: &str, model: &str, key: Option<ApiKey>, options: ClientOptions) -> Result<Self> {
-        if options.concurrency == 0 {
-            return Err(Error::Options("--llm-concurrency must be at least 1".into()));
-        }
-        if !(options.timeout_s > 0.0 && options.connect_timeout_s > 0.0) {
-            return Err(Error::Options("--llm-timeout must be positive".into()));
-        }
+        options.validate()?;
         if model.trim().is_empty() {
-            return Err(Error::Options("--llm-model is empty".into()));
+            return Err(Error::Options("`llm.model` is empty".into()));
         }
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs_f64(options.connect_timeout_s))
@@ -499,7 +494,7 @@ impl Client {
                         let limit = u64::from(self.options.stop_after_failures);
                         if limit > 0 && in_a_row >= limit {
                             self.stop_with(format!(
-                                "{in_a_row} requests in a row failed after their retries (last: {e}; --llm-stop-after-failures {limit})"
+                                "{in_a_row} requests in a row failed after their retries (last: {e}; `llm.runtime.client.stop_after_failures` is {limit})"
                             ));
                         }
                     }

@@ -12,14 +12,14 @@ pub enum Error {
     Options(String),
 
     /// The environment variable named by `api_key_env` was required but is not set.
-    #[error("the environment variable {name} (named by --llm-api-key-env) is not set; export it with the API key, or omit --llm-api-key-env for a server without authentication")]
+    #[error("the environment variable {name} (named by `llm.api_key_env`) is not set; export it with the API key, or leave `llm.api_key_env` unset for a server without authentication")]
     MissingApiKey {
         /// Name of the variable (never its value).
         name: String,
     },
 
     /// The server could not be reached at start (connection refused, DNS, timeout).
-    #[error("cannot reach the LLM server at {url}: {reason}. Start the server (or check --llm-base-url); nothing was sent")]
+    #[error("cannot reach the LLM server at {url}: {reason}. Start the server (or check `llm.base_url`); nothing was sent")]
     Unreachable {
         /// The URL that was tried.
         url: String,
@@ -32,7 +32,7 @@ pub enum Error {
     },
 
     /// The server refused our credentials (HTTP 401 / 403).
-    #[error("the LLM server at {url} refused the request (HTTP {status}): {message}. Check the API key in the variable named by --llm-api-key-env")]
+    #[error("the LLM server at {url} refused the request (HTTP {status}): {message}. Check the API key in the variable named by `llm.api_key_env`")]
     Unauthorized {
         /// The URL.
         url: String,
@@ -43,7 +43,7 @@ pub enum Error {
     },
 
     /// The server does not serve the requested model.
-    #[error("the LLM server at {url} does not serve the model {model:?}; it serves: {served}. Pass one of these to --llm-model")]
+    #[error("the LLM server at {url} does not serve the model {model:?}; it serves: {served}. Pass one of these as `llm.model`")]
     ModelNotServed {
         /// The URL.
         url: String,
@@ -63,7 +63,7 @@ pub enum Error {
     },
 
     /// The request cache file is corrupt or not a factpico cache.
-    #[error("the LLM request cache {} is unreadable ({reason}). Move it away or delete it (its answers will be requested again on the next run), or pass --llm-cache with another path", path.display())]
+    #[error("the LLM request cache {} is unreadable ({reason}). Move it away or delete it (its answers will be requested again on the next run), or set `llm.runtime.cache` to another path", path.display())]
     CacheCorrupt {
         /// The cache file.
         path: PathBuf,

@@ -131,9 +131,9 @@ impl std::fmt::Debug for Evaluator {
     }
 }
 
-fn required<'a>(v: &'a Option<String>, flag: &str) -> Result<&'a str> {
+fn required<'a>(v: &'a Option<String>, field: &str) -> Result<&'a str> {
     v.as_deref().filter(|s| !s.trim().is_empty()).ok_or_else(|| {
-        Error::Options(format!("{flag} is required for the LLM metrics (e.g. --llm-base-url http://127.0.0.1:8080/v1 --llm-model my-model)"))
+        Error::Options(format!("{field} is required for the LLM metrics (e.g. `llm.base_url` http://127.0.0.1:8080/v1, `llm.model` my-model)"))
     })
 }
 
@@ -147,15 +147,15 @@ impl Evaluator {
     /// (server down: reported at once, nothing retried), [`Error::Unauthorized`],
     /// [`Error::ModelNotServed`], [`Error::CacheCorrupt`], [`Error::Cache`], [`Error::Runtime`].
     pub fn try_new(protocol: Protocol, options: &LlmOptions) -> Result<Self> {
-        let base_url = required(&options.base_url, "--llm-base-url")?;
-        let model = required(&options.model, "--llm-model")?;
+        let base_url = required(&options.base_url, "`llm.base_url`")?;
+        let model = required(&options.model, "`llm.model`")?;
         let key = match &options.api_key_env {
             Some(name) if !name.trim().is_empty() => Some(ApiKey::from_env(name.trim())?),
             _ => None,
         };
         let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
         if rationale_max == 0 {
-            return Err(Error::Options("--llm-rationale-max-chars must be at least 1".into()));
+            return Err(Error::Options("`llm.rationale_max_chars` must be at least 1".into()));
         }
         let client = Client::new(base_url, model, key, options.runtime.client.clone())?;
         let cache = options.runtime.cache_file().map(|p| Cache::open(&p)).transpose()?;
@@ -188,7 +188,7 @@ impl Evaluator {
         if options.structured_output != StructuredOutput::Off {
             if let Some(why) = this.probe()? {
                 log::warn!(
-                    "the server does not accept structured output {} ({why}); falling back to free text (--llm-structured off)",
+                    "the server does not accept structured output {} ({why}); falling back to free text (`llm.structured_output` off)",
                     options.structured_output
                 );
                 this.structured.used = StructuredOutput::Off;
@@ -531,7 +531,7 @@ impl Evaluator {
         for ((e, j), col) in Element::ALL.iter().zip(&elements).zip(&cols) {
             let Some(j) = j else {
                 out.scores.insert(col.clone(), None);
-                out.nulls.insert(col.clone(), "not requested (--llm-elements)".into());
+                out.nulls.insert(col.clone(), "not requested (`llm.elements`)".into());
                 continue;
             };
             match j.value() {
@@ -561,11 +561,11 @@ impl Evaluator {
         match spans {
             None if !self.options.wants_evidence() => {
                 out.scores.insert(ev_col.clone(), None);
-                out.nulls.insert(ev_col.clone(), "not requested (--llm-elements)".into());
+                out.nulls.insert(ev_col.clone(), "not requested (`llm.elements`)".into());
             }
             None => {
                 out.scores.insert(ev_col.clone(), None);
-                out.nulls.insert(ev_col.clone(), "no evidence spans in this row (see --evidence-field)".into());
+                out.nulls.insert(ev_col.clone(), "no evidence spans in this row (its input `evidence`)".into());
             }
             Some(spans) => {
                 let mut vals = Vec::new();

@@ -10,6 +10,10 @@ use crate::structured::StructuredOutput;
 
 /// Transport options of the client. None of them changes what a request asks, so none of
 /// them enters the cache key or the provenance.
+///
+/// Settable from JSON as `llm.runtime.client` of the `ScorerOptions` (every field optional,
+/// an unknown one refused). Durations are plain numbers of **seconds** (`"timeout_s": 120`,
+/// `"backoff_min_s": 0.5`), not serde's `{secs, nanos}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClientOptions {
@@ -52,6 +56,42 @@ impl Default for ClientOptions {
             max_reply_bytes: 8 << 20,
             stop_after_failures: 5,
         }
+    }
+}
+
+/// Largest [`ClientOptions::concurrency`] accepted.
+pub const MAX_CONCURRENCY: usize = 65_536;
+
+impl ClientOptions {
+    /// Checks the values: a concurrency from 1 to [`MAX_CONCURRENCY`], positive timeouts,
+    /// non-negative backoff and `Retry-After` bounds, every duration a finite number of
+    /// seconds that fits a `Duration`. Messages name the field by its `ScorerOptions` path
+    /// (`` `llm.runtime.client.timeout_s` ``).
+    ///
+    /// # Errors
+    /// [`crate::Error::Options`] naming the first bad field.
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |m: String| Err(crate::Error::Options(m));
+        if self.concurrency == 0 {
+            return bad("`llm.runtime.client.concurrency` must be at least 1".into());
+        }
+        if self.concurrency > MAX_CONCURRENCY {
+            return bad(format!("`llm.runtime.client.concurrency` must be at most {MAX_CONCURRENCY}, got {}", self.concurrency));
+        }
+        for (field, v, positive) in [
+            ("timeout_s", self.timeout_s, true),
+            ("connect_timeout_s", self.connect_timeout_s, true),
+            ("backoff_min_s", self.backoff_min_s, false),
+            ("backoff_max_s", self.backoff_max_s, false),
+            ("retry_after_max_s", self.retry_after_max_s, false),
+        ] {
+            let fits = std::time::Duration::try_from_secs_f64(v).is_ok();
+            if !fits || (positive && v <= 0.0) {
+                let what = if positive { "a positive" } else { "a non-negative" };
+                return bad(format!("`llm.runtime.client.{field}` must be {what} number of seconds, got {v}"));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -152,8 +192,11 @@ pub struct LlmOptions {
     /// Separator of evidence spans in a CSV/TSV cell that does not hold a JSON list (default
     /// `||`); see [`crate::evidence_spans`].
     pub evidence_separator: Option<String>,
-    /// How requests travel (not part of the provenance: results do not depend on it).
-    #[serde(skip)]
+    /// How requests travel: concurrency, timeouts, retries, cache location ([`LlmRuntime`]).
+    /// Read from JSON (`"runtime": {"client": {"concurrency": 8}, "cache": "/tmp/c.sqlite"}`)
+    /// but never serialised: results do not depend on it, so it is not part of the
+    /// provenance, the `--resume` fingerprint or the request cache key.
+    #[serde(default, skip_serializing)]
     pub runtime: LlmRuntime,
 }
 
@@ -265,8 +308,14 @@ impl LlmOptions {
     }
 }
 
-/// Operational settings: transport, concurrency, cache location.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Operational settings: transport, concurrency, cache location (`LlmOptions::runtime`,
+/// the JSON object `llm.runtime` of the `ScorerOptions`).
+///
+/// Deserialised only (every field optional, an unknown one refused): the options are
+/// recorded without it, so two runs differing only here have the same provenance, resume
+/// fingerprint and cache keys.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct LlmRuntime {
     /// Client transport options.
     pub client: ClientOptions,
@@ -405,5 +454,98 @@ mod redaction_tests {
         }
         let back: LlmOptions = serde_json::from_str(&json).unwrap();
         assert_eq!(back.base_url.as_deref(), Some("http://127.0.0.1:9/v1"));
+    }
+}
+
+#[cfg(test)]
+mod runtime_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn tuned() -> LlmOptions {
+        let mut o = LlmOptions { model: Some("m".into()), base_url: Some("http://h/v1".into()), ..LlmOptions::default() };
+        o.runtime = serde_json::from_value(serde_json::json!({
+            "client": {"concurrency": 16, "timeout_s": 12.5, "connect_timeout_s": 2, "retries": 1,
+                       "backoff_min_s": 0.1, "backoff_max_s": 3, "retry_after_max_s": 30,
+                       "max_reply_bytes": 1024, "stop_after_failures": 0},
+            "cache": "/tmp/factpico-test/cache.sqlite",
+            "no_cache": true
+        }))
+        .unwrap();
+        o
+    }
+
+    #[test]
+    fn runtime_deserialises_with_seconds_as_numbers_and_defaults() {
+        let o = tuned();
+        let c = &o.runtime.client;
+        assert_eq!((c.concurrency, c.retries, c.max_reply_bytes, c.stop_after_failures), (16, 1, 1024, 0));
+        assert!((c.timeout_s - 12.5).abs() < f64::EPSILON && (c.connect_timeout_s - 2.0).abs() < f64::EPSILON);
+        assert_eq!(o.runtime.cache.as_deref(), Some(std::path::Path::new("/tmp/factpico-test/cache.sqlite")));
+        assert!(o.runtime.no_cache);
+        let partial: LlmRuntime = serde_json::from_str(r#"{"client": {"concurrency": 2}}"#).unwrap();
+        assert_eq!(partial.client, ClientOptions { concurrency: 2, ..ClientOptions::default() });
+        assert_eq!((partial.cache, partial.no_cache), (None, false));
+        assert_eq!(serde_json::from_str::<LlmRuntime>("{}").unwrap(), LlmRuntime::default());
+        let o: LlmOptions = serde_json::from_str(r#"{"runtime": {"cache": "c.sqlite"}}"#).unwrap();
+        assert_eq!(o.runtime.cache.as_deref(), Some(std::path::Path::new("c.sqlite")));
+    }
+
+    #[test]
+    fn unknown_runtime_fields_are_refused_naming_the_valid_ones() {
+        let e = serde_json::from_str::<LlmOptions>(r#"{"runtime": {"client": {"timeout": 5}}}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `timeout`") && e.contains("`timeout_s`"), "{e}");
+        let e = serde_json::from_str::<LlmOptions>(r#"{"runtime": {"concurrency": 5}}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `concurrency`") && e.contains("`client`"), "{e}");
+    }
+
+    /// Serialised options (provenance, resume fingerprint, Python's `Scorer.options`) never
+    /// carry the runtime: two sets differing only there serialise identically, and the round
+    /// trip gives the default runtime.
+    #[test]
+    fn runtime_is_never_serialised() {
+        let plain = LlmOptions { model: Some("m".into()), base_url: Some("http://h/v1".into()), ..LlmOptions::default() };
+        let t = tuned();
+        assert_ne!(plain, t);
+        let (a, b) = (serde_json::to_string(&plain).unwrap(), serde_json::to_string(&t).unwrap());
+        assert_eq!(a, b);
+        assert!(!b.contains("runtime") && !b.contains("concurrency") && !b.contains("cache"), "{b}");
+        let back: LlmOptions = serde_json::from_str(&b).unwrap();
+        assert_eq!(back, plain);
+    }
+
+    /// The cache key is computed from the request body (with the base URL, served model and
+    /// template version): the runtime changes no body, hence no key.
+    #[cfg(feature = "client")]
+    #[test]
+    fn runtime_changes_no_request_body_or_cache_key() {
+        let plain = LlmOptions { model: Some("m".into()), base_url: Some("http://h/v1".into()), ..LlmOptions::default() };
+        let spans = vec!["fewer exacerbations".to_owned()];
+        let rows = [crate::RowInput { source: "abstract", summary: "summary", evidence: Some(&spans) }];
+        for p in [Protocol::FullText, Protocol::Pipeline] {
+            let a = crate::request_bodies(p, &plain, &rows).unwrap();
+            let b = crate::request_bodies(p, &tuned(), &rows).unwrap();
+            assert!(!a.is_empty());
+            assert_eq!(a, b);
+            let key = |v: &serde_json::Value| crate::cache::request_key("http://h/v1", &serde_json::json!({"id": "m"}), "t", v);
+            assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn client_options_are_validated_by_field_name() {
+        assert!(ClientOptions::default().validate().is_ok());
+        let msg = |c: ClientOptions| c.validate().unwrap_err().to_string();
+        let d = ClientOptions::default;
+        assert!(msg(ClientOptions { concurrency: 0, ..d() }).contains("`llm.runtime.client.concurrency` must be at least 1"));
+        assert!(msg(ClientOptions { concurrency: MAX_CONCURRENCY + 1, ..d() }).contains("`llm.runtime.client.concurrency` must be at most"));
+        assert!(msg(ClientOptions { timeout_s: 0.0, ..d() }).contains("`llm.runtime.client.timeout_s` must be a positive number of seconds"));
+        assert!(msg(ClientOptions { connect_timeout_s: -1.0, ..d() }).contains("`llm.runtime.client.connect_timeout_s`"));
+        assert!(msg(ClientOptions { timeout_s: f64::INFINITY, ..d() }).contains("`llm.runtime.client.timeout_s`"));
+        assert!(msg(ClientOptions { backoff_min_s: -0.5, ..d() }).contains("`llm.runtime.client.backoff_min_s` must be a non-negative"));
+        assert!(msg(ClientOptions { retry_after_max_s: 1e30, ..d() }).contains("`llm.runtime.client.retry_after_max_s`"));
+        assert!(ClientOptions { backoff_min_s: 0.0, ..d() }.validate().is_ok());
+        let m = msg(ClientOptions { concurrency: 0, ..d() });
+        assert!(!m.contains("--"), "library messages name fields, not flags: {m}");
     }
 }

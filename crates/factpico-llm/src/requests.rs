@@ -153,7 +153,7 @@ pub fn request_bodies(protocol: Protocol, options: &LlmOptions, rows: &[RowInput
     let sampling = Sampling::resolve(options);
     let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
     if rationale_max == 0 {
-        return Err(Error::Options("--llm-rationale-max-chars must be at least 1".into()));
+        return Err(Error::Options("`llm.rationale_max_chars` must be at least 1".into()));
     }
     let model = options.model.clone().unwrap_or_default();
     let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max };
@@ -201,7 +201,7 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
     let sampling = Sampling::resolve(options);
     let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
     if rationale_max == 0 {
-        return Err(Error::Options("--llm-rationale-max-chars must be at least 1".into()));
+        return Err(Error::Options("`llm.rationale_max_chars` must be at least 1".into()));
     }
     let model = options.model.clone().unwrap_or_default();
     let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max };

@@ -439,7 +439,7 @@ fn corrupt_cache_is_detected_with_what_to_do() {
     let e = Evaluator::try_new(Protocol::FullText, &o).unwrap_err();
     assert!(matches!(e, Error::CacheCorrupt { .. }), "{e}");
     let msg = e.to_string();
-    assert!(msg.contains("cache.sqlite") && msg.contains("delete it") && msg.contains("--llm-cache"), "{msg}");
+    assert!(msg.contains("cache.sqlite") && msg.contains("delete it") && msg.contains("`llm.runtime.cache`"), "{msg}");
 }
 
 /// A server that ignores `max_tokens` and sends a huge reply: the reply is refused at the

@@ -26,6 +26,19 @@ fn is_missing_file(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// True when `e` or one of its sources is an invalid LLM option (`llm.runtime.client.concurrency`
+/// of 0, an empty `llm.model`...): a `ValueError`, as other bad option values.
+fn is_invalid_llm_option(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if matches!(err.downcast_ref::<factpico::units::llm::LlmError>(), Some(factpico::units::llm::LlmError::Options(_))) {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
 /// A facade error as a Python exception; its message is the whole cause chain
 /// ([`factpico::error_chain`], what a row's `errors[].message` holds), since the facade's own
 /// messages say only their context ("could not initialise metric `dae`").
@@ -38,6 +51,9 @@ pub(crate) fn facade_error(e: factpico::Error) -> PyErr {
             && (message.contains("does not exist") || message.contains(" not found: ")));
     if missing {
         return PyFileNotFoundError::new_err(message);
+    }
+    if is_invalid_llm_option(&e) {
+        return PyValueError::new_err(message);
     }
     match e {
         factpico::Error::UnknownMetric { .. }

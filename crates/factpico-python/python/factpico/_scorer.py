@@ -7,7 +7,7 @@ import json
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from . import _native, _ort, _validate
 
@@ -51,6 +51,13 @@ def _needs_model(names: Iterable[str]) -> bool:
     return any((_canonical(n) or {}).get("needs_model", False) for n in names)
 
 
+# Fields a section accepts but never records (so absent from ``default_options()``, the
+# recorded form): the LLM evaluators' transport and cache settings (``llm.runtime``: ``client``
+# with ``concurrency``, ``timeout_s``, ``retries``...; ``cache``; ``no_cache``), which change no
+# result and stay out of the provenance. Their own fields are checked by the native side.
+_UNRECORDED_FIELDS: Dict[str, Tuple[str, ...]] = {"llm": ("runtime",)}
+
+
 def _check_options(options: Dict[str, Any]) -> None:
     """Unknown option names raise ``ValueError`` naming the valid fields of their section (the
     native side's serde error names the field but not its section)."""
@@ -67,11 +74,12 @@ def _check_options(options: Dict[str, Any]) -> None:
                     f"Scorer option {key!r} must be a dict with fields {', '.join(defaults[key])}, "
                     f"got {type(value).__name__}"
                 )
+            accepted = list(defaults[key]) + list(_UNRECORDED_FIELDS.get(key, ()))
             for field in value:
-                if field not in defaults[key]:
+                if field not in accepted:
                     raise ValueError(
                         f"unknown field {field!r} in Scorer option {key!r}; its fields are: "
-                        f"{', '.join(defaults[key])}"
+                        f"{', '.join(accepted)}"
                     )
 
 
@@ -91,7 +99,10 @@ class Scorer:
             "nli_sp", "max_length": 256, "words_per_chunk": 350}``), ``dae`` (``{"model": DIR}``
             or ``{"nli_model": DIR}``, ``"arcs"``, ``"parser"``, ``"multi_sentence"``), ``qa``
             (``{"questeval_qg_model": DIR, "questeval_qa_model": DIR, "bertscore_model": DIR,
-            ...}``) — and ``sentence_spans`` (bool). Absent fields keep their defaults. Paths may
+            ...}``), ``llm`` (``{"base_url": URL, "model": NAME, ..., "runtime": {"client":
+            {"concurrency": 8, "timeout_s": 120, "retries": 5, ...}, "cache": PATH, "no_cache":
+            False}}``; ``runtime`` changes no result, so it is not recorded in :attr:`options`
+            or the provenance) — and ``sentence_spans`` (bool). Absent fields keep their defaults. Paths may
             be ``str`` or ``pathlib.Path``. An unknown option or field raises ``ValueError``
             listing the valid ones.
 
@@ -150,7 +161,8 @@ class Scorer:
 
     @property
     def options(self) -> Dict[str, Any]:
-        """The complete options (defaults filled in), as recorded in each row's provenance."""
+        """The complete options (defaults filled in), as recorded in each row's provenance
+        (without ``llm.runtime``, which is applied but never recorded)."""
         return json.loads(json.dumps(self._options))
 
     @property

@@ -18,14 +18,14 @@ use crate::metric::{ColumnInfo, Direction::HigherIsBetter as Hi, Metric, MetricI
 use crate::session::RuntimeOptions;
 use crate::Result;
 
-pub use factpico_llm::{LlmOptions, SamplingPreset, StructuredOutput, Target};
+pub use factpico_llm::{ClientOptions, Error as LlmError, LlmOptions, LlmRuntime, SamplingPreset, StructuredOutput, Target};
 
 const REFERENCE: &str = "lilywchen/FactPICO 2e16993, code/llm_evaluations/ (llm_gen.py, result_gen.py; pico_extract.py, res_extract.py), prompts verbatim in crates/factpico-llm/templates/factpico.json";
 
 /// The per-row side input of both metrics.
 pub static EVIDENCE: RowInput = RowInput {
     name: "evidence",
-    description: "gold result spans (Evidence Inference 2.0 style): a JSON list of strings; in CSV/TSV a cell holding a JSON list, or spans separated by --evidence-separator (default ||)",
+    description: "gold result spans (Evidence Inference 2.0 style): a JSON list of strings; in CSV/TSV a cell holding a JSON list, or spans separated by `llm.evidence_separator` (default ||)",
 };
 
 macro_rules! llm_columns {
@@ -454,7 +454,7 @@ mod imp {
             Some(RunReport { lines, failures: s.failed, advice })
         }
 
-        /// All rows' requests run concurrently (bounded by `--llm-concurrency`); a failed
+        /// All rows' requests run concurrently (bounded by `llm.runtime.client.concurrency`); a failed
         /// request is a documented null of that row, never an error of the batch.
         fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
             let mut warnings: Vec<Option<String>> = Vec::with_capacity(pairs.len());
@@ -491,5 +491,66 @@ mod imp {
                 })
                 .collect())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use crate::{Scorer, ScorerOptions};
+
+    /// `llm.runtime` is set through the `ScorerOptions` JSON (as Python passes it).
+    #[test]
+    fn runtime_options_are_read_from_scorer_options_json() {
+        let o: ScorerOptions = serde_json::from_str(
+            r#"{"llm": {"model": "m", "runtime": {"client": {"concurrency": 8, "timeout_s": 30, "backoff_min_s": 0.25},
+                "cache": "/tmp/x.sqlite", "no_cache": true}}}"#,
+        )
+        .unwrap();
+        let r = &o.llm.runtime;
+        assert_eq!(r.client.concurrency, 8);
+        assert!((r.client.timeout_s - 30.0).abs() < f64::EPSILON);
+        assert!((r.client.backoff_min_s - 0.25).abs() < f64::EPSILON);
+        assert_eq!(r.client.retries, factpico_llm::ClientOptions::default().retries, "absent fields keep their defaults");
+        assert_eq!(r.cache.as_deref(), Some(std::path::Path::new("/tmp/x.sqlite")));
+        assert!(r.no_cache);
+        assert_eq!(o.llm.model.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn unknown_or_mistyped_runtime_fields_are_refused_by_name() {
+        let e = serde_json::from_str::<ScorerOptions>(r#"{"llm": {"runtime": {"client": {"concurency": 8}}}}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `concurency`") && e.contains("`concurrency`"), "{e}");
+        let e = serde_json::from_str::<ScorerOptions>(r#"{"llm": {"runtime": {"cahce": "/tmp/x"}}}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `cahce`") && e.contains("`cache`") && e.contains("`no_cache`"), "{e}");
+        // Durations are numbers of seconds, not serde's {secs, nanos}.
+        let e = serde_json::from_str::<ScorerOptions>(r#"{"llm": {"runtime": {"client": {"timeout_s": {"secs": 1, "nanos": 0}}}}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("invalid type: map, expected f64"), "{e}");
+    }
+
+    /// Two option sets differing only in `llm.runtime` serialise identically and give the same
+    /// provenance (hence the same `run` hash and `--resume` fingerprint).
+    #[test]
+    fn runtime_options_stay_out_of_the_options_json_and_the_provenance() {
+        let plain = ScorerOptions { metrics: vec!["rougeL".into()], ..ScorerOptions::default() };
+        let mut tuned = plain.clone();
+        tuned.llm.runtime.client.concurrency = 32;
+        tuned.llm.runtime.client.timeout_s = 5.0;
+        tuned.llm.runtime.client.max_reply_bytes = 1;
+        tuned.llm.runtime.cache = Some("/elsewhere/cache.sqlite".into());
+        tuned.llm.runtime.no_cache = true;
+        assert_ne!(plain, tuned);
+        let (a, b) = (serde_json::to_string(&plain).unwrap(), serde_json::to_string(&tuned).unwrap());
+        assert_eq!(a, b);
+        let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+        assert!(v["llm"].get("runtime").is_none() && !a.contains("concurrency") && !a.contains("no_cache"), "{a}");
+        let (sa, sb) = (Scorer::try_new(plain).unwrap(), Scorer::try_new(tuned).unwrap());
+        assert_eq!(sa.provenance(), sb.provenance());
+        assert_eq!(crate::provenance_hash(sa.provenance()), crate::provenance_hash(sb.provenance()));
+        // What is recorded reads back as the defaults (the runtime is not carried).
+        let back: ScorerOptions = serde_json::from_str(&b).unwrap();
+        assert_eq!(back.llm.runtime, factpico_llm::LlmRuntime::default());
     }
 }

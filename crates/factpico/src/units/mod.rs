@@ -302,7 +302,8 @@ units! {
     /// HHEM-2.1-Open options (metric `hhem`; feature `hhem`).
     hhem: hhem::Hhem,
     /// Options of the LLM evaluators `llm` and `llm_pipeline` (feature `llm`): server, model,
-    /// structured output, sampling; transport and cache settings are not serialised.
+    /// structured output, sampling; its transport and cache settings (`llm.runtime`) are read
+    /// from JSON but never serialised (outside the provenance and the resume fingerprint).
     llm: llm::Llm,
 }
 
