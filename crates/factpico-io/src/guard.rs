@@ -149,10 +149,7 @@ impl PathGuard {
     /// [`Error::Refused`] saying what the path would overwrite.
     pub fn output(&mut self, label: impl Into<String>, path: &Path) -> Result<()> {
         let label = label.into();
-        crate::check_output_path(path).map_err(|e| match e {
-            Error::Refused { path, reason } => Error::Refused { path, reason: format!("{label}: {reason}") },
-            other => other,
-        })?;
+        crate::check_output_path(path).map_err(|e| labelled(&label, e))?;
         self.register_output(label, path)
     }
 
@@ -168,10 +165,7 @@ impl PathGuard {
     /// [`Error::Refused`] saying why.
     pub fn database(&mut self, label: impl Into<String>, path: &Path) -> Result<()> {
         let label = label.into();
-        crate::check_database_path(path).map_err(|e| match e {
-            Error::Refused { path, reason } => Error::Refused { path, reason: format!("{label}: {reason}") },
-            other => other,
-        })?;
+        crate::check_database_path(path).map_err(|e| labelled(&label, e))?;
         for p in crate::target::database_files(path) {
             self.register_output(label.clone(), &p)?;
         }
@@ -209,6 +203,14 @@ impl PathGuard {
         }
         self.entries.push(Entry { label, path: path.to_owned(), canonical, id, is_dir: false });
         Ok(())
+    }
+}
+
+/// A refusal of the path given as `label` names the label (`-o: is a symbolic link`).
+fn labelled(label: &str, e: Error) -> Error {
+    match e {
+        Error::Refused { path, reason } => Error::Refused { path, reason: format!("{label}: {reason}") },
+        other => other,
     }
 }
 

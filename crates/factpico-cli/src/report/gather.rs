@@ -164,7 +164,6 @@ impl Ord for Badness {
 struct FirstPass {
     total: usize,
     ranges: HashMap<String, (f64, f64)>,
-    systems: BTreeSet<Option<String>>,
     /// Column name → index in `worst`.
     column_ids: HashMap<String, usize>,
     /// System → index (0: all rows, then 1.. per system).
@@ -214,9 +213,6 @@ impl FirstPass {
         if (!r.errors.is_empty() || r.skipped.is_some()) && self.failed.len() < FAILED_ROWS {
             self.failed.push(k);
         }
-        if !self.systems.contains(&r.system) {
-            self.systems.insert(r.system.clone());
-        }
         let n_systems = self.system_ids.len();
         let sys = match self.system_ids.get(&r.system) {
             Some(&i) => i,
@@ -261,7 +257,7 @@ impl FirstPass {
         let first = max_rows / 2;
         let budget = max_rows - first;
         let cols = primary.iter().filter(|c| self.column_ids.contains_key(c.as_str())).count().max(1);
-        let per_system = budget / (cols * (self.systems.len() + 1));
+        let per_system = budget / (cols * (self.system_ids.len() + 1));
         let (worst_per_system, worst_all) = if per_system >= 1 {
             (per_system.min(WORST_PER_GROUP), per_system.min(WORST_PER_GROUP))
         } else {
@@ -365,7 +361,7 @@ pub fn gather(
         }
         Some(selection)
     };
-    let systems = std::mem::take(&mut pass.systems);
+    let systems: BTreeSet<Option<String>> = std::mem::take(&mut pass.system_ids).into_keys().collect();
     let duplicates = std::mem::take(&mut pass.duplicates);
     Ok(Gathered { reports: held, total: pass.total, selection, file, summary, present, primary, histograms, systems, duplicates })
 }
