@@ -218,7 +218,7 @@ mod tests {
     use crate::client::Usage;
 
     fn reply(s: &str) -> Reply {
-        Reply { content: s.into(), finish_reason: Some("stop".into()), usage: Usage { prompt_tokens: 3, completion_tokens: 2 }, model: None, server_ms: None, system_fingerprint: None }
+        Reply { content: s.into(), finish_reason: Some("stop".into()), usage: Usage { prompt_tokens: 3, completion_tokens: 2 }, model: None, server_ms: None, system_fingerprint: None, logprobs: None }
     }
 
     #[test]

@@ -83,6 +83,25 @@ pub struct Reply {
     /// server says it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_fingerprint: Option<String>,
+    /// Per generated token, its log-probability and the most probable alternatives
+    /// (`choices[0].logprobs.content`), when the request asked for `logprobs` and the server
+    /// sent them (OpenAI, vLLM, llama.cpp). `None`: not sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logprobs: Option<Vec<TokenLogprob>>,
+}
+
+/// One generated token's log-probability (natural log) and its top alternatives, as the
+/// OpenAI chat-completions `logprobs.content[i]` carries them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenLogprob {
+    /// The token's text.
+    pub token: String,
+    /// Its log-probability (≤ 0).
+    pub logprob: f64,
+    /// The most probable tokens at this position, `(text, log-probability)`, most probable
+    /// first (the server's `top_logprobs`; the sampled token is usually among them).
+    #[serde(default)]
+    pub top: Vec<(String, f64)>,
 }
 
 /// Why a request failed (after its retries, where retryable).
@@ -515,7 +534,8 @@ impl Client {
         let resp = self
             .request(reqwest::Method::POST, "/chat/completions")
             .timeout(timeout)
-            .json(body)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(crate::requests::wire_json(body))
             .send()
             .await
             .map_err(|e| (0, self.transport_error(&e, timeout).to_string()))?;
@@ -542,7 +562,7 @@ impl Client {
 
     async fn attempt(&self, body: &serde_json::Value) -> std::result::Result<Reply, RequestError> {
         let timeout = Duration::from_secs_f64(self.options.timeout_s);
-        let sent = self.request(reqwest::Method::POST, "/chat/completions").timeout(timeout).json(body).send().await;
+        let sent = self.request(reqwest::Method::POST, "/chat/completions").timeout(timeout).header(reqwest::header::CONTENT_TYPE, "application/json").body(crate::requests::wire_json(body)).send().await;
         let resp = sent.map_err(|e| self.transport_error(&e, timeout))?;
         let status = resp.status().as_u16();
         let retry_after = resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
@@ -663,7 +683,21 @@ fn parse_completion(text: &str) -> std::result::Result<Reply, String> {
             _ => None,
         },
         system_fingerprint: v.get("system_fingerprint").and_then(|f| f.as_str()).map(str::to_owned),
+        logprobs: choice.pointer("/logprobs/content").and_then(serde_json::Value::as_array).map(|a| a.iter().filter_map(token_logprob).collect()),
     })
+}
+
+/// One entry of `logprobs.content` (entries without a token text or a finite log-probability
+/// are dropped; such alternatives too).
+fn token_logprob(v: &serde_json::Value) -> Option<TokenLogprob> {
+    let pair = |v: &serde_json::Value| -> Option<(String, f64)> {
+        let t = v.get("token")?.as_str()?;
+        let lp = v.get("logprob")?.as_f64().filter(|x| x.is_finite() || *x == f64::NEG_INFINITY)?;
+        Some((t.to_owned(), lp))
+    };
+    let (token, logprob) = pair(v)?;
+    let top = v.get("top_logprobs").and_then(serde_json::Value::as_array).map(|a| a.iter().filter_map(pair).collect()).unwrap_or_default();
+    Some(TokenLogprob { token, logprob, top })
 }
 
 #[cfg(test)]
@@ -725,6 +759,13 @@ mod tests {
         assert_eq!(r.system_fingerprint.as_deref(), Some("b6000-abc"));
         assert!(parse_completion("<html>").unwrap_err().contains("not JSON"));
         assert!(parse_completion(r#"{"choices":[]}"#).unwrap_err().contains("choices[0]"));
+        // logprobs: OpenAI's layout; no logprobs field → None
+        let r = parse_completion(r#"{"choices":[{"message":{"content":"2"},"logprobs":{"content":[{"token":"2","logprob":-0.1,"bytes":[50],"top_logprobs":[{"token":"2","logprob":-0.1},{"token":" 3","logprob":-2.5},{"token":"x"}]}]}}]}"#).unwrap();
+        let lp = r.logprobs.unwrap();
+        assert_eq!(lp.len(), 1);
+        assert_eq!((lp[0].token.as_str(), lp[0].logprob), ("2", -0.1));
+        assert_eq!(lp[0].top, vec![("2".to_owned(), -0.1), (" 3".to_owned(), -2.5)]);
+        assert_eq!(parse_completion(r#"{"choices":[{"message":{"content":"2"}}]}"#).unwrap().logprobs, None);
         assert!(parse_completion(r#"{"error":{"message":"x"}}"#).unwrap_err().contains("error"));
         assert_eq!(server_message(r#"{"error":{"code":500,"message":"boom"}}"#), "boom");
     }

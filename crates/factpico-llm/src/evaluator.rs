@@ -27,11 +27,12 @@ use serde_json::{json, Value};
 use crate::cache::{request_key, Cache};
 use crate::client::{ApiKey, Client, Reply, RequestFailure, ServedModel, Traffic};
 use crate::error::{Error, Result};
-use crate::options::{LlmOptions, Protocol, Sampling, DEFAULT_RATIONALE_MAX};
-use crate::parse::{parse_free_text, parse_json, Parsed, Scale};
-use crate::requests::{spans_of, Bodies, RowInput};
+use crate::options::{LlmOptions, PromptVariant, Protocol, Sampling, DEFAULT_RATIONALE_MAX};
+use crate::parse::{parse_free_text, parse_json, parse_rating_only, Parsed, Scale};
+use crate::requests::{spans_of, Bodies, Prompts, RowInput, Shape};
 use crate::structured::StructuredOutput;
 use crate::templates::{Element, Messages, Templates};
+use crate::weighted::{weighted, RatingAt, Weighted};
 
 /// One row's result.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -75,6 +76,9 @@ pub struct RunStats {
     pub cache_write_errors: u64,
     /// The first few failures, as messages.
     pub first_failures: Vec<String>,
+    /// Replies (sent or cached) without logprobs although `llm.logprobs` asked for them:
+    /// their weighted columns are nulls.
+    pub replies_without_logprobs: u64,
 }
 
 /// Whether the structured-output mode asked for is the one used.
@@ -95,8 +99,11 @@ struct Job {
     body: Value,
 }
 
+/// A rating prompt's jobs: one per sample.
+type Jobs = Vec<Job>;
+
 /// A row's stage-2 jobs (per element, per span); `None` where the stage-1 request failed.
-type Stage2 = (Vec<Option<Job>>, Vec<Option<Job>>);
+type Stage2 = (Vec<Option<Jobs>>, Vec<Option<Jobs>>);
 
 /// A request's outcome.
 #[derive(Debug, Clone)]
@@ -153,10 +160,8 @@ impl Evaluator {
             Some(name) if !name.trim().is_empty() => Some(ApiKey::from_env(name.trim())?),
             _ => None,
         };
+        options.validate()?;
         let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
-        if rationale_max == 0 {
-            return Err(Error::Options("`llm.rationale_max_chars` must be at least 1".into()));
-        }
         let client = Client::new(base_url, model, key, options.runtime.client.clone())?;
         let cache = options.runtime.cache_file().map(|p| Cache::open(&p)).transpose()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -204,7 +209,16 @@ impl Evaluator {
             sampling: &self.sampling,
             structured: self.structured.used,
             rationale_max: self.rationale_max,
+            shape: Shape::of(&self.options),
         }
+    }
+
+    fn prompts(&self) -> Prompts {
+        Prompts::new(self.options.prompt)
+    }
+
+    fn jobs(&self, bodies: Vec<Value>) -> Jobs {
+        bodies.into_iter().map(|b| self.job(b)).collect()
     }
 
     fn key(&self, body: &Value) -> String {
@@ -218,7 +232,9 @@ impl Evaluator {
         let bodies = Bodies { rationale_max: 8, ..self.bodies() };
         let mut body = bodies.rating(&m, Scale::Result);
         if let Some(o) = body.as_object_mut() {
-            o.insert("max_tokens".into(), json!(256));
+            if self.options.prompt != PromptVariant::RatingOnly {
+                o.insert("max_tokens".into(), json!(256));
+            }
         }
         let key = format!("probe:{}", self.key(&body));
         if let Some(c) = &self.cache {
@@ -280,6 +296,10 @@ impl Evaluator {
             "structured_output": self.structured,
             "sampling": self.sampling,
             "rationale_max_chars": self.rationale_max,
+            "prompt": self.options.prompt,
+            "rationale_first": self.options.rationale_first,
+            "logprobs": self.options.logprobs.then_some(crate::options::TOP_LOGPROBS),
+            "samples": self.options.sample_count(),
             "api_key_env": self.options.api_key_env,
             "api_key_sent": self.client.has_key(),
             "cache": self.cache.is_some(),
@@ -310,31 +330,29 @@ impl Evaluator {
         let any_pico = wanted.iter().any(|&w| w);
         let b = self.bodies();
         let t = self.templates;
+        let pr = self.prompts();
         match self.protocol {
             Protocol::FullText => {
-                let mut plan: Vec<(Vec<Option<Job>>, Vec<Job>)> = Vec::with_capacity(rows.len());
+                let mut plan: Vec<(Vec<Option<Jobs>>, Vec<Jobs>)> = Vec::with_capacity(rows.len());
                 for (r, sp) in rows.iter().zip(&spans) {
-                    let el: Vec<Option<Job>> = Element::ALL
+                    let el: Vec<Option<Jobs>> = Element::ALL
                         .iter()
                         .zip(&wanted)
-                        .map(|(&e, &w)| w.then(|| self.job(b.rating(&t.full_text_pico(e, r.source, r.summary), Scale::PicoWithNa))))
+                        .map(|(&e, &w)| w.then(|| self.jobs(b.ratings(&pr.full_text_pico(e, r.source, r.summary), Scale::PicoWithNa))))
                         .collect();
-                    let ev: Vec<Job> = sp
-                        .iter()
-                        .flatten()
-                        .map(|s| self.job(b.rating(&t.full_text_result(s, r.summary), Scale::Result)))
-                        .collect();
+                    let ev: Vec<Jobs> =
+                        sp.iter().flatten().map(|s| self.jobs(b.ratings(&pr.full_text_result(s, r.summary), Scale::Result))).collect();
                     plan.push((el, ev));
                 }
-                let all: Vec<&Job> = plan.iter().flat_map(|(a, e)| a.iter().flatten().chain(e)).collect();
+                let all: Vec<&Job> = plan.iter().flat_map(|(a, e)| a.iter().flatten().chain(e).flatten()).collect();
                 let out = self.execute(&all).await;
                 plan.iter()
                     .zip(&spans)
                     .zip(warnings)
                     .map(|(((el, ev), sp), w)| {
-                        let els: Vec<Option<Judged>> =
-                            el.iter().map(|j| j.as_ref().map(|j| self.judge(&out[&j.key], Scale::PicoWithNa))).collect();
-                        let evs: Vec<Judged> = ev.iter().map(|j| self.judge(&out[&j.key], Scale::Result)).collect();
+                        let els: Vec<Option<Rated>> =
+                            el.iter().map(|j| j.as_ref().map(|j| self.judge_all(&out, j, Scale::PicoWithNa))).collect();
+                        let evs: Vec<Rated> = ev.iter().map(|j| self.judge_all(&out, j, Scale::Result)).collect();
                         self.assemble(els, sp.as_deref(), evs, None, w)
                     })
                     .collect()
@@ -367,7 +385,7 @@ impl Evaluator {
                         .map(|(&e, &w)| match (&a, &s) {
                             _ if !w => None,
                             (Some(Ok(a)), Some(Ok(s))) => {
-                                Some(self.job(b.rating(&t.pipeline_pico(e, &a.content, &s.content), Scale::PicoWithNa)))
+                                Some(self.jobs(b.ratings(&pr.pipeline_pico(e, &a.content, &s.content), Scale::PicoWithNa)))
                             }
                             _ => None,
                         })
@@ -376,13 +394,13 @@ impl Evaluator {
                         .iter()
                         .flatten()
                         .map(|span| match &res {
-                            Some(Ok(x)) => Some(self.job(b.rating(&t.pipeline_result(span, &x.content), Scale::Result))),
+                            Some(Ok(x)) => Some(self.jobs(b.ratings(&pr.pipeline_result(span, &x.content), Scale::Result))),
                             _ => None,
                         })
                         .collect();
                     s2.push((el, ev));
                 }
-                let all2: Vec<&Job> = s2.iter().flat_map(|(a, e)| a.iter().chain(e)).flatten().collect();
+                let all2: Vec<&Job> = s2.iter().flat_map(|(a, e)| a.iter().chain(e)).flatten().flatten().collect();
                 let out2 = self.execute(&all2).await;
                 s1.iter()
                     .zip(&s2)
@@ -406,15 +424,15 @@ impl Evaluator {
                             .zip(&wanted)
                             .map(|(j, &w)| match j {
                                 _ if !w => None,
-                                Some(j) => Some(self.judge(&out2[&j.key], Scale::PicoWithNa)),
-                                None => Some(Judged::upstream(upstream(&[0, 1]))),
+                                Some(j) => Some(self.judge_all(&out2, j, Scale::PicoWithNa)),
+                                None => Some(Rated::upstream(upstream(&[0, 1]))),
                             })
                             .collect();
                         let evs = ev
                             .iter()
                             .map(|j| match j {
-                                Some(j) => self.judge(&out2[&j.key], Scale::Result),
-                                None => Judged::upstream(upstream(&[2])),
+                                Some(j) => self.judge_all(&out2, j, Scale::Result),
+                                None => Rated::upstream(upstream(&[2])),
                             })
                             .collect();
                         let extraction = json!({
@@ -501,83 +519,121 @@ impl Evaluator {
         match outcome {
             Outcome::Answered { reply, cached } => {
                 let fr = reply.finish_reason.as_deref();
-                let parsed = if self.structured.used.json_replies() {
-                    parse_json(&reply.content, scale, fr)
+                let (parsed, at) = if self.options.prompt == PromptVariant::RatingOnly {
+                    (parse_rating_only(&reply.content, scale, fr), RatingAt::First)
+                } else if self.structured.used.json_replies() {
+                    (parse_json(&reply.content, scale, fr), RatingAt::JsonKey)
                 } else {
-                    parse_free_text(&reply.content, scale, fr)
+                    (parse_free_text(&reply.content, scale, fr), RatingAt::Label)
                 };
-                Judged { parsed: Some(parsed), reply: Some(reply.clone()), cached: *cached, failure: None, upstream: false }
+                let w = self.options.logprobs.then(|| weighted(reply.logprobs.as_deref(), parsed.rating, scale, at));
+                if self.options.logprobs && reply.logprobs.as_ref().is_none_or(Vec::is_empty) {
+                    let mut first = false;
+                    self.with_stats(|s| {
+                        first = s.replies_without_logprobs == 0;
+                        s.replies_without_logprobs += 1;
+                    });
+                    if first {
+                        log::warn!("the server sent no logprobs although `llm.logprobs` asked for them: the weighted columns are nulls (the sampled ratings are kept)");
+                    }
+                }
+                Judged { parsed: Some(parsed), reply: Some(reply.clone()), cached: *cached, failure: None, upstream: false, weighted: w }
             }
-            Outcome::Failed(f) => Judged { parsed: None, reply: None, cached: false, failure: Some(f.to_string()), upstream: false },
+            Outcome::Failed(f) => {
+                Judged { parsed: None, reply: None, cached: false, failure: Some(f.to_string()), upstream: false, weighted: None }
+            }
         }
+    }
+
+    /// Judges every sample of one rating prompt.
+    fn judge_all(&self, out: &HashMap<String, Outcome>, jobs: &[Job], scale: Scale) -> Rated {
+        Rated { samples: jobs.iter().map(|j| self.judge(&out[&j.key], scale)).collect(), logprobs: self.options.logprobs }
     }
 
     fn assemble(
         &self,
-        elements: Vec<Option<Judged>>,
+        elements: Vec<Option<Rated>>,
         spans: Option<&[&str]>,
-        evidence: Vec<Judged>,
+        evidence: Vec<Rated>,
         extraction: Option<Value>,
         warnings: Vec<String>,
     ) -> RowResult {
         let cols = self.protocol.columns();
+        let wcols = self.protocol.weighted_columns();
         let mut out = RowResult { warnings, ..RowResult::default() };
+        let set = |out: &mut RowResult, col: &str, v: std::result::Result<f64, String>| match v {
+            Ok(v) => {
+                out.scores.insert(col.to_owned(), Some(v));
+            }
+            Err(r) => {
+                out.scores.insert(col.to_owned(), None);
+                out.nulls.insert(col.to_owned(), r);
+            }
+        };
+        let not_requested = "not requested (`llm.elements`)".to_owned();
+        let no_logprobs = "not requested (`llm.logprobs`)".to_owned();
         let mut failed: Vec<String> = Vec::new();
-        let mut readable: Vec<f64> = Vec::new();
-        // P, I and O only (no comparator, no evidence): the `_pio` column.
-        let (mut pio, mut pio_failed): (Vec<f64>, Vec<&str>) = (Vec::new(), Vec::new());
+        // readable values of P, I, C, O, R (sampled, weighted), and of P, I, O only (`_pio`)
+        let (mut readable, mut readable_w): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+        let (mut pio, mut pio_w, mut pio_failed): (Vec<f64>, Vec<f64>, Vec<&str>) = (Vec::new(), Vec::new(), Vec::new());
         let is_pio = |e: &Element| matches!(e, Element::Population | Element::Intervention | Element::Outcome);
         let mut el_detail = serde_json::Map::new();
-        for ((e, j), col) in Element::ALL.iter().zip(&elements).zip(&cols) {
+        for (((e, j), col), wcol) in Element::ALL.iter().zip(&elements).zip(&cols).zip(&wcols) {
             let Some(j) = j else {
-                out.scores.insert(col.clone(), None);
-                out.nulls.insert(col.clone(), "not requested (`llm.elements`)".into());
+                set(&mut out, col, Err(not_requested.clone()));
+                set(&mut out, wcol, Err(if self.options.logprobs { not_requested.clone() } else { no_logprobs.clone() }));
                 continue;
             };
-            match j.value() {
-                Ok(v) => {
-                    out.scores.insert(col.clone(), Some(v));
-                    readable.push(v);
-                    if is_pio(e) {
-                        pio.push(v);
-                    }
-                }
-                Err(reason) => {
-                    if j.failure.is_some() {
-                        failed.push(e.name().to_owned());
-                        if is_pio(e) {
-                            pio_failed.push(e.name());
-                        }
-                    }
-                    out.scores.insert(col.clone(), None);
-                    out.nulls.insert(col.clone(), reason);
+            let v = j.value();
+            if let Ok(v) = v {
+                readable.push(v);
+                if is_pio(e) {
+                    pio.push(v);
                 }
             }
+            if j.failed() {
+                failed.push(e.name().to_owned());
+                if is_pio(e) {
+                    pio_failed.push(e.name());
+                }
+            }
+            set(&mut out, col, v);
+            let w = j.weighted_value();
+            if let Ok(w) = w {
+                readable_w.push(w);
+                if is_pio(e) {
+                    pio_w.push(w);
+                }
+            }
+            set(&mut out, wcol, w);
             el_detail.insert(e.name().into(), j.detail());
         }
         // R: mean over the spans' readable ratings.
-        let ev_col = &cols[4];
+        let (ev_col, ev_wcol) = (&cols[4], &wcols[4]);
         let mut ev_detail = Vec::new();
         match spans {
             None if !self.options.wants_evidence() => {
-                out.scores.insert(ev_col.clone(), None);
-                out.nulls.insert(ev_col.clone(), "not requested (`llm.elements`)".into());
+                set(&mut out, ev_col, Err(not_requested.clone()));
+                set(&mut out, ev_wcol, Err(if self.options.logprobs { not_requested.clone() } else { no_logprobs.clone() }));
             }
             None => {
-                out.scores.insert(ev_col.clone(), None);
-                out.nulls.insert(ev_col.clone(), "no evidence spans in this row (its input `evidence`)".into());
+                let why = "no evidence spans in this row (its input `evidence`)".to_owned();
+                set(&mut out, ev_col, Err(why.clone()));
+                set(&mut out, ev_wcol, Err(if self.options.logprobs { why } else { no_logprobs.clone() }));
             }
             Some(spans) => {
-                let mut vals = Vec::new();
-                let mut reasons = Vec::new();
+                let (mut vals, mut wvals) = (Vec::new(), Vec::new());
+                let (mut reasons, mut wreasons) = (Vec::new(), Vec::new());
                 let mut span_failed = false;
                 for (span, j) in spans.iter().zip(&evidence) {
+                    span_failed |= j.failed();
                     match j.value() {
                         Ok(v) => vals.push(v),
-                        Err(r) => {
-                            span_failed |= j.failure.is_some();
-                            reasons.push(r);
-                        }
+                        Err(r) => reasons.push(r),
+                    }
+                    match j.weighted_value() {
+                        Ok(v) => wvals.push(v),
+                        Err(r) => wreasons.push(r),
                     }
                     let mut d = j.detail();
                     if let Some(o) = d.as_object_mut() {
@@ -585,50 +641,62 @@ impl Evaluator {
                     }
                     ev_detail.push(d);
                 }
+                let mean_of = |vals: &[f64], reasons: &[String]| -> std::result::Result<f64, String> {
+                    if span_failed {
+                        Err(format!("a span's request failed ({}); re-run to complete", reasons.first().cloned().unwrap_or_default()))
+                    } else if vals.is_empty() {
+                        Err(format!("no span rating could be read ({})", reasons.first().cloned().unwrap_or_default()))
+                    } else {
+                        Ok(vals.iter().sum::<f64>() / vals.len() as f64)
+                    }
+                };
                 if span_failed {
                     failed.push("evidence".into());
-                    out.scores.insert(ev_col.clone(), None);
-                    out.nulls.insert(
-                        ev_col.clone(),
-                        format!("a span's request failed ({}); re-run to complete", reasons.first().cloned().unwrap_or_default()),
-                    );
-                } else if vals.is_empty() {
-                    out.scores.insert(ev_col.clone(), None);
-                    out.nulls.insert(
-                        ev_col.clone(),
-                        format!("no span rating could be read ({})", reasons.first().cloned().unwrap_or_default()),
-                    );
-                } else {
-                    let m = vals.iter().sum::<f64>() / vals.len() as f64;
-                    out.scores.insert(ev_col.clone(), Some(m));
-                    readable.push(m);
                 }
+                let v = mean_of(&vals, &reasons);
+                if let Ok(v) = v {
+                    readable.push(v);
+                }
+                set(&mut out, ev_col, v);
+                let w = if self.options.logprobs { mean_of(&wvals, &wreasons) } else { Err(no_logprobs.clone()) };
+                if let Ok(w) = w {
+                    readable_w.push(w);
+                }
+                set(&mut out, ev_wcol, w);
             }
         }
-        let avg_col = &cols[5];
-        if !failed.is_empty() {
-            out.scores.insert(avg_col.clone(), None);
-            // "incomplete:" marks a row that `factpico score --resume` scores again
-            // (factpico::INCOMPLETE_PREFIX; the facade cannot be a dependency here).
-            out.nulls.insert(avg_col.clone(), format!("incomplete: request failed for {}; re-run to complete", failed.join(", ")));
-        } else if readable.is_empty() {
-            out.scores.insert(avg_col.clone(), None);
-            out.nulls.insert(avg_col.clone(), "no element rating could be read".into());
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        // "incomplete:" marks a row that `factpico score --resume` scores again
+        // (factpico::INCOMPLETE_PREFIX; the facade cannot be a dependency here).
+        let avg = |vals: &[f64]| -> std::result::Result<f64, String> {
+            if !failed.is_empty() {
+                Err(format!("incomplete: request failed for {}; re-run to complete", failed.join(", ")))
+            } else if vals.is_empty() {
+                Err("no element rating could be read".into())
+            } else {
+                Ok(mean(vals))
+            }
+        };
+        let pio_of = |vals: &[f64]| -> std::result::Result<f64, String> {
+            if !pio_failed.is_empty() {
+                Err(format!("incomplete: request failed for {}; re-run to complete", pio_failed.join(", ")))
+            } else if vals.is_empty() {
+                Err("no P, I or O rating could be read (or none was requested)".into())
+            } else {
+                Ok(mean(vals))
+            }
+        };
+        set(&mut out, &cols[5], avg(&readable));
+        set(&mut out, &cols[6], pio_of(&pio));
+        if self.options.logprobs {
+            set(&mut out, &wcols[5], avg(&readable_w));
+            set(&mut out, &wcols[6], pio_of(&pio_w));
         } else {
-            out.scores.insert(avg_col.clone(), Some(readable.iter().sum::<f64>() / readable.len() as f64));
+            set(&mut out, &wcols[5], Err(no_logprobs.clone()));
+            set(&mut out, &wcols[6], Err(no_logprobs));
         }
-        let pio_col = &cols[6];
-        if !pio_failed.is_empty() {
-            out.scores.insert(pio_col.clone(), None);
-            out.nulls.insert(pio_col.clone(), format!("incomplete: request failed for {}; re-run to complete", pio_failed.join(", ")));
-        } else if pio.is_empty() {
-            out.scores.insert(pio_col.clone(), None);
-            out.nulls.insert(pio_col.clone(), "no P, I or O rating could be read (or none was requested)".into());
-        } else {
-            out.scores.insert(pio_col.clone(), Some(pio.iter().sum::<f64>() / pio.len() as f64));
-        }
-        let all: Vec<&Judged> = elements.iter().flatten().chain(&evidence).collect();
-        out.failed_requests = u32::try_from(all.iter().filter(|j| j.failure.is_some() && !j.upstream).count()).unwrap_or(u32::MAX);
+        let all: Vec<&Rated> = elements.iter().flatten().chain(&evidence).collect();
+        out.failed_requests = u32::try_from(all.iter().map(|j| j.failed_requests()).sum::<usize>()).unwrap_or(u32::MAX);
         let mut detail = json!({
             "protocol": self.protocol,
             "structured_output": self.structured.used,
@@ -648,7 +716,7 @@ impl Evaluator {
     }
 }
 
-/// One rating request's judgement.
+/// One rating request's judgement (one sample).
 #[derive(Debug, Clone)]
 struct Judged {
     parsed: Option<Parsed>,
@@ -657,13 +725,11 @@ struct Judged {
     failure: Option<String>,
     /// Not asked because its stage-1 request failed (counted there).
     upstream: bool,
+    /// The probability-weighted rating (`None`: logprobs not requested).
+    weighted: Option<Weighted>,
 }
 
 impl Judged {
-    fn upstream(reason: String) -> Self {
-        Self { parsed: None, reply: None, cached: false, failure: Some(reason), upstream: true }
-    }
-
     /// The human-scale value, or the null reason.
     fn value(&self) -> std::result::Result<f64, String> {
         if let Some(f) = &self.failure {
@@ -673,6 +739,18 @@ impl Judged {
             Some(Parsed { score: Some(v), .. }) => Ok(*v),
             Some(Parsed { null_reason: Some(r), .. }) => Err(r.clone()),
             _ => Err("no reply".into()),
+        }
+    }
+
+    /// The weighted value, or the null reason (a failed request's reason when it failed).
+    fn weighted_value(&self) -> std::result::Result<f64, String> {
+        if self.failure.is_some() {
+            return self.value();
+        }
+        match &self.weighted {
+            Some(Weighted { score: Some(v), .. }) => Ok(*v),
+            Some(Weighted { null_reason: Some(r), .. }) => Err(r.clone()),
+            _ => Err("not requested (`llm.logprobs`)".into()),
         }
     }
 
@@ -689,13 +767,108 @@ impl Judged {
                     "cached": self.cached,
                     "usage": r.usage,
                 });
-                if let (Some(f), Some(o)) = (&r.system_fingerprint, d.as_object_mut()) {
-                    o.insert("system_fingerprint".into(), json!(f));
+                if let Some(o) = d.as_object_mut() {
+                    if let Some(f) = &r.system_fingerprint {
+                        o.insert("system_fingerprint".into(), json!(f));
+                    }
+                    if let Some(w) = &self.weighted {
+                        o.insert("weighted".into(), json!(w));
+                    }
                 }
                 d
             }
             _ => json!({ "error": self.failure }),
         }
+    }
+}
+
+/// The judgements of one rating prompt: one per sample (one unless `llm.samples` > 1).
+#[derive(Debug, Clone)]
+struct Rated {
+    samples: Vec<Judged>,
+    logprobs: bool,
+}
+
+impl Rated {
+    fn upstream(reason: String) -> Self {
+        let j = Judged { parsed: None, reply: None, cached: false, failure: Some(reason), upstream: true, weighted: None };
+        Self { samples: vec![j], logprobs: false }
+    }
+
+    /// Whether a request failed (here or upstream): the row is incomplete.
+    fn failed(&self) -> bool {
+        self.samples.iter().any(|j| j.failure.is_some())
+    }
+
+    /// Failed requests of this prompt (not counting upstream failures).
+    fn failed_requests(&self) -> usize {
+        self.samples.iter().filter(|j| j.failure.is_some() && !j.upstream).count()
+    }
+
+    /// Mean over the readable samples; a failed sample makes it a null (re-run to complete).
+    fn value(&self) -> std::result::Result<f64, String> {
+        self.mean(Judged::value)
+    }
+
+    fn weighted_value(&self) -> std::result::Result<f64, String> {
+        if !self.logprobs && !self.failed() {
+            return Err("not requested (`llm.logprobs`)".into());
+        }
+        self.mean(Judged::weighted_value)
+    }
+
+    /// Mean of `f` over the samples: the first failed sample's reason when one failed, else
+    /// the mean of the readable ones, else the first sample's null reason.
+    fn mean(&self, f: fn(&Judged) -> std::result::Result<f64, String>) -> std::result::Result<f64, String> {
+        if let Some(j) = self.samples.iter().find(|j| j.failure.is_some()) {
+            return f(j);
+        }
+        let (ok, errs): (Vec<_>, Vec<_>) = self.samples.iter().map(f).partition(std::result::Result::is_ok);
+        let ok: Vec<f64> = ok.into_iter().flatten().collect();
+        if ok.is_empty() {
+            return Err(errs.into_iter().find_map(std::result::Result::err).unwrap_or_else(|| "no reply".into()));
+        }
+        Ok(ok.iter().sum::<f64>() / ok.len() as f64)
+    }
+
+    fn detail(&self) -> Value {
+        if self.samples.len() == 1 {
+            return self.samples[0].detail();
+        }
+        // several samples: majority prompt rating (ties toward the higher prompt rating, i.e.
+        // the lower human score), population standard deviation of the readable human scores
+        let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
+        let mut scores = Vec::new();
+        for j in &self.samples {
+            if let Some(p) = &j.parsed {
+                if let Some(r) = p.rating {
+                    *counts.entry(r).or_default() += 1;
+                }
+                if let Some(v) = p.score {
+                    scores.push(v);
+                }
+            }
+        }
+        let majority = counts.iter().max_by_key(|(r, n)| (**n, **r)).map(|(r, _)| *r);
+        let spread = (!scores.is_empty()).then(|| {
+            let m = scores.iter().sum::<f64>() / scores.len() as f64;
+            (scores.iter().map(|v| (v - m).powi(2)).sum::<f64>() / scores.len() as f64).sqrt()
+        });
+        let first = self.samples.iter().find_map(|j| j.parsed.as_ref().zip(j.reply.as_ref()));
+        json!({
+            "rating": majority,
+            "score": self.value().ok(),
+            "null_reason": self.value().err(),
+            "rationale": first.and_then(|(p, _)| p.rationale.clone()),
+            "reply": first.map(|(_, r)| r.content.clone()),
+            "cached": self.samples.iter().all(|j| j.cached),
+            "weighted_score": self.weighted_value().ok(),
+            "majority": majority,
+            "majority_score": majority.and_then(|r| Scale::PicoWithNa.to_human(r)),
+            "spread": spread,
+            "readable": scores.len(),
+            "samples": self.samples.iter().map(Judged::detail).collect::<Vec<_>>(),
+        })
     }
 }
 

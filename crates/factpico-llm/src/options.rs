@@ -129,6 +129,13 @@ impl Protocol {
             format!("{p}_pio"),
         ]
     }
+
+    /// The probability-weighted twins of [`Protocol::columns`], in the same order, each named
+    /// `<column>_weighted` (`llm_population_weighted`, …, `llm_avg_weighted`,
+    /// `llm_pio_weighted`); nulls unless `llm.logprobs` is on.
+    pub fn weighted_columns(self) -> [String; 7] {
+        self.columns().map(|c| format!("{c}_weighted"))
+    }
 }
 
 /// Sampling presets.
@@ -192,12 +199,80 @@ pub struct LlmOptions {
     /// Separator of evidence spans in a CSV/TSV cell that does not hold a JSON list (default
     /// `||`); see [`crate::evidence_spans`].
     pub evidence_separator: Option<String>,
+    /// Ask for the rating token's log-probabilities (`logprobs`, `top_logprobs` =
+    /// [`TOP_LOGPROBS`]) and add the probability-weighted rating of each element beside the
+    /// sampled one (columns `<prefix>_<element>_weighted`, see [`crate::weighted`]). Default
+    /// off: requests with logprobs are new cache entries. A server that sends no logprobs
+    /// leaves the weighted columns documented nulls, with a warning.
+    #[serde(skip_serializing_if = "is_false")]
+    pub logprobs: bool,
+    /// Prompt variant (default `published`: the reference's prompts, byte-identical).
+    #[serde(skip_serializing_if = "is_default")]
+    pub prompt: PromptVariant,
+    /// In the `json-schema` and `grammar` modes, ask for the rationale before the rating
+    /// (`"required": ["rationale", "rating"]`, sent in that order; the grammar
+    /// `Rationale: …\nRating: N`), so the model reasons before it commits to a number. The
+    /// published prompt text is unchanged. Default off (rating first). Not with
+    /// `prompt: rating-only` (no rationale there).
+    #[serde(skip_serializing_if = "is_false")]
+    pub rationale_first: bool,
+    /// Samples per rating request (default 1). With N > 1 the temperature must be above 0;
+    /// sample i is sent with seed `seed + i` (`seed` default 0), each cached under its own
+    /// key, so raising N sends only the new samples. An element's column is the mean of its
+    /// readable samples; the detail has every sample, the majority rating and the spread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u32>,
     /// How requests travel: concurrency, timeouts, retries, cache location ([`LlmRuntime`]).
     /// Read from JSON (`"runtime": {"client": {"concurrency": 8}, "cache": "/tmp/c.sqlite"}`)
     /// but never serialised: results do not depend on it, so it is not part of the
     /// provenance, the `--resume` fingerprint or the request cache key.
     #[serde(default, skip_serializing)]
     pub runtime: LlmRuntime,
+}
+
+/// Alternatives asked for per generated token when [`LlmOptions::logprobs`] is on (OpenAI
+/// allows up to 20).
+pub const TOP_LOGPROBS: u8 = 10;
+
+/// Largest [`LlmOptions::samples`].
+pub const MAX_SAMPLES: u32 = 64;
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if signature
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+/// Which prompts the rating requests use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromptVariant {
+    /// The reference's prompts, byte-identical (a rating and a rationale per reply).
+    #[default]
+    Published,
+    /// Rating-only, shared text first: the abstract and the summary (pipeline: the two
+    /// extractions; evidence: the summary, then the span) open the user message, then the
+    /// published rating instructions of the element with their last sentence ("Please provide
+    /// only the rating and the rationale …") replaced by "Answer with the rating's digit
+    /// only."; one generated token (`max_tokens` 1), constrained to the scale's digits in the
+    /// `json-schema` (an integer enum) and `grammar` modes. The shared prefix lets a server's
+    /// prompt cache (llama.cpp) reuse the abstract across one summary's elements. Not a
+    /// published protocol: a factpico variant, named as such in the provenance.
+    RatingOnly,
+}
+
+impl std::str::FromStr for PromptVariant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "published" => Ok(Self::Published),
+            "rating-only" | "rating_only" => Ok(Self::RatingOnly),
+            other => Err(format!("unknown prompt variant {other:?} (published, rating-only)")),
+        }
+    }
 }
 
 /// `url` without the `user:password@` part of its authority (credentials in a URL), for
@@ -238,6 +313,10 @@ impl std::fmt::Debug for LlmOptions {
             rationale_max_chars,
             elements,
             evidence_separator,
+            logprobs,
+            prompt,
+            rationale_first,
+            samples,
             runtime,
         } = self;
         f.debug_struct("LlmOptions")
@@ -254,6 +333,10 @@ impl std::fmt::Debug for LlmOptions {
             .field("rationale_max_chars", rationale_max_chars)
             .field("elements", elements)
             .field("evidence_separator", evidence_separator)
+            .field("logprobs", logprobs)
+            .field("prompt", prompt)
+            .field("rationale_first", rationale_first)
+            .field("samples", samples)
             .field("runtime", runtime)
             .finish()
     }
@@ -305,6 +388,41 @@ impl LlmOptions {
     /// Whether evidence inference (R) is rated.
     pub fn wants_evidence(&self) -> bool {
         self.elements.is_empty() || self.elements.contains(&Target::Evidence)
+    }
+
+    /// Samples per rating request (`samples`, default 1).
+    pub fn sample_count(&self) -> u32 {
+        self.samples.unwrap_or(1)
+    }
+
+    /// Checks the combinations the fields allow: samples from 1 to [`MAX_SAMPLES`], a
+    /// temperature above 0 with more than one sample, no rationale-first with rating-only
+    /// prompts, the rationale bound at least 1. Messages name fields by their `ScorerOptions`
+    /// path (`llm.samples`).
+    ///
+    /// # Errors
+    /// [`crate::Error::Options`] naming the first bad field.
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |m: String| Err(crate::Error::Options(m));
+        let n = self.sample_count();
+        if n == 0 || n > MAX_SAMPLES {
+            return bad(format!("`llm.samples` must be from 1 to {MAX_SAMPLES}, got {n}"));
+        }
+        if n > 1 {
+            let t = Sampling::resolve(self).temperature;
+            if t.is_some_and(|t| t <= 0.0) {
+                return bad(format!(
+                    "`llm.samples` {n} needs a temperature above 0 (`llm.temperature`, e.g. 0.7): at temperature 0 every sample is the same reply"
+                ));
+            }
+        }
+        if self.rationale_first && self.prompt == PromptVariant::RatingOnly {
+            return bad("`llm.rationale_first` cannot be combined with `llm.prompt` rating-only (its replies have no rationale)".into());
+        }
+        if self.rationale_max_chars == Some(0) {
+            return bad("`llm.rationale_max_chars` must be at least 1".into());
+        }
+        Ok(())
     }
 }
 

@@ -125,6 +125,11 @@ fn label_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"(?i)\brating\**[ \t]*:").expect("valid regex"))
 }
 
+/// Byte offset just after the first `Rating:` label of `text` (the free-text rules' label).
+pub(crate) fn rating_label_end(text: &str) -> Option<usize> {
+    label_re().find(text).map(|m| m.end())
+}
+
 fn rationale_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     #[allow(clippy::expect_used)] // a constant pattern, exercised by the tests
@@ -173,7 +178,11 @@ pub fn parse_free_text(reply: &str, scale: Scale, finish_reason: Option<&str>) -
 
 fn free_text_rationale(reply: &str, rating: Option<regex::Match<'_>>) -> Option<String> {
     let text = match rationale_re().find(reply) {
-        Some(m) => reply[m.end()..].to_owned(),
+        // rationale first (`Rationale: …\nRating: N`): the rationale ends at the rating label
+        Some(m) => match rating.filter(|r| r.start() >= m.end()) {
+            Some(r) => reply[m.end()..r.start()].to_owned(),
+            None => reply[m.end()..].to_owned(),
+        },
         None => match rating {
             Some(m) => format!("{}{}", &reply[..m.start()], &reply[m.end()..]),
             None => reply.to_owned(),
@@ -205,10 +214,46 @@ pub fn parse_json(reply: &str, scale: Scale, finish_reason: Option<&str>) -> Par
     }
 }
 
+/// Reads a rating-only reply ([`crate::options::PromptVariant::RatingOnly`]): after trimming
+/// white space (and one pair of JSON quotes), exactly one digit of the scale; anything else is
+/// a null with the reason (never a guess).
+pub fn parse_rating_only(reply: &str, scale: Scale, finish_reason: Option<&str>) -> Parsed {
+    let t = reply.trim();
+    let t = t.strip_prefix('"').and_then(|x| x.strip_suffix('"')).unwrap_or(t).trim();
+    let mut chars = t.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c @ '1'..='5'), None) => Parsed::rated(scale, c as u8 - b'0', None),
+        (Some(c), None) if c.is_ascii_digit() => Parsed::null(out_of_range(scale, t), None),
+        (None, _) => Parsed::null(format!("the rating-only reply is empty{}", truncated_note(finish_reason)), None),
+        _ => {
+            let shown: String = t.chars().take(40).collect();
+            Parsed::null(format!("the rating-only reply is not one digit of the scale: {shown:?}"), None)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn rating_only_replies() {
+        assert_eq!(parse_rating_only("2", Scale::PicoWithNa, None).score, Some(3.0));
+        assert_eq!(parse_rating_only(" 1\n", Scale::Result, None).score, Some(4.0));
+        assert_eq!(parse_rating_only("5", Scale::PicoWithNa, None).rating, Some(5));
+        assert!(parse_rating_only("5", Scale::Result, None).null_reason.unwrap().contains("1-4"));
+        assert!(parse_rating_only("0", Scale::Result, None).null_reason.unwrap().contains("out of range"));
+        assert!(parse_rating_only("Rating", Scale::Result, Some("length")).null_reason.unwrap().contains("not one digit"));
+        assert!(parse_rating_only("", Scale::Result, Some("length")).null_reason.unwrap().contains("cut at max_tokens"));
+        assert!(parse_rating_only("12", Scale::Result, None).null_reason.is_some());
+    }
+
+    #[test]
+    fn rationale_first_free_text() {
+        let p = parse_free_text("Rationale: The population is vague.\nRating: 2", Scale::PicoWithNa, None);
+        assert_eq!((p.rating, p.rationale.as_deref()), (Some(2), Some("The population is vague.")));
+    }
 
     fn ft(s: &str) -> Parsed {
         parse_free_text(s, Scale::PicoWithNa, None)

@@ -4,9 +4,9 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::options::{LlmOptions, Protocol, Sampling, DEFAULT_RATIONALE_MAX};
+use crate::options::{LlmOptions, PromptVariant, Protocol, Sampling, DEFAULT_RATIONALE_MAX, TOP_LOGPROBS};
 use crate::parse::Scale;
-use crate::structured::{gbnf, response_format, StructuredOutput};
+use crate::structured::{digit_gbnf, digit_response_format, gbnf_ordered, response_format_ordered, StructuredOutput};
 use crate::templates::{Element, Messages, Templates};
 
 /// One input row.
@@ -50,9 +50,101 @@ pub(crate) struct Bodies<'a> {
     pub(crate) sampling: &'a Sampling,
     pub(crate) structured: StructuredOutput,
     pub(crate) rationale_max: usize,
+    /// The reply's shape and what else rating requests ask for.
+    pub(crate) shape: Shape,
+}
+
+/// What rating requests ask for beyond the sampling preset (from [`LlmOptions`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub(crate) prompt: PromptVariant,
+    pub(crate) rationale_first: bool,
+    pub(crate) logprobs: bool,
+    pub(crate) samples: u32,
+    /// `llm.max_tokens` as given (the rating-only variant's default is 1, not the preset's).
+    pub(crate) max_tokens: Option<u32>,
+}
+
+impl Shape {
+    pub(crate) fn of(o: &LlmOptions) -> Self {
+        Self { prompt: o.prompt, rationale_first: o.rationale_first, logprobs: o.logprobs, samples: o.sample_count(), max_tokens: o.max_tokens }
+    }
+
+    fn rating_only(self) -> bool {
+        self.prompt == PromptVariant::RatingOnly
+    }
+}
+
+/// The rating prompts of the chosen variant.
+#[derive(Clone, Copy)]
+pub(crate) struct Prompts {
+    pub(crate) t: &'static Templates,
+    pub(crate) variant: PromptVariant,
+}
+
+impl Prompts {
+    pub(crate) fn new(variant: PromptVariant) -> Self {
+        Self { t: Templates::factpico(), variant }
+    }
+
+    pub(crate) fn full_text_pico(self, e: Element, abstract_: &str, summary: &str) -> Messages {
+        match self.variant {
+            PromptVariant::Published => self.t.full_text_pico(e, abstract_, summary),
+            PromptVariant::RatingOnly => self.t.full_text_pico_rating_only(e, abstract_, summary),
+        }
+    }
+
+    pub(crate) fn full_text_result(self, span: &str, summary: &str) -> Messages {
+        match self.variant {
+            PromptVariant::Published => self.t.full_text_result(span, summary),
+            PromptVariant::RatingOnly => self.t.full_text_result_rating_only(span, summary),
+        }
+    }
+
+    pub(crate) fn pipeline_pico(self, e: Element, abstract_pico: &str, summary_pico: &str) -> Messages {
+        match self.variant {
+            PromptVariant::Published => self.t.pipeline_pico(e, abstract_pico, summary_pico),
+            PromptVariant::RatingOnly => self.t.pipeline_pico_rating_only(e, abstract_pico, summary_pico),
+        }
+    }
+
+    pub(crate) fn pipeline_result(self, span: &str, summary_results: &str) -> Messages {
+        match self.variant {
+            PromptVariant::Published => self.t.pipeline_result(span, summary_results),
+            PromptVariant::RatingOnly => self.t.pipeline_result_rating_only(span, summary_results),
+        }
+    }
 }
 
 impl Bodies<'_> {
+    /// Max tokens of a rating reply: the option, else 1 for rating-only prompts, else the preset's.
+    pub(crate) fn rating_max_tokens(&self) -> Option<u32> {
+        match self.shape.max_tokens {
+            Some(n) => Some(n),
+            None if self.shape.rating_only() => Some(1),
+            None => self.sampling.max_tokens,
+        }
+    }
+
+    /// The rating request bodies of one prompt: one per sample (sample i with seed `seed + i`
+    /// when there are several).
+    pub(crate) fn ratings(&self, m: &Messages, scale: Scale) -> Vec<Value> {
+        let n = self.shape.samples.max(1);
+        if n == 1 {
+            return vec![self.rating(m, scale)];
+        }
+        let base = self.sampling.seed.unwrap_or(0);
+        (0..n)
+            .map(|i| {
+                let mut b = self.rating(m, scale);
+                if let Some(o) = b.as_object_mut() {
+                    o.insert("seed".into(), json!(base.wrapping_add(u64::from(i))));
+                }
+                b
+            })
+            .collect()
+    }
+
     pub(crate) fn base(&self, m: &Messages, max_tokens: Option<u32>) -> Value {
         let s = self.sampling;
         let mut b = serde_json::Map::new();
@@ -84,16 +176,27 @@ impl Bodies<'_> {
     }
 
     pub(crate) fn rating(&self, m: &Messages, scale: Scale) -> Value {
-        let mut b = self.base(m, self.sampling.max_tokens);
+        let mut b = self.base(m, self.rating_max_tokens());
+        let (only, first) = (self.shape.rating_only(), self.shape.rationale_first);
         if let Some(o) = b.as_object_mut() {
             match self.structured {
+                StructuredOutput::JsonSchema if only => {
+                    o.insert("response_format".into(), digit_response_format(scale));
+                }
                 StructuredOutput::JsonSchema => {
-                    o.insert("response_format".into(), response_format(scale, self.rationale_max));
+                    o.insert("response_format".into(), response_format_ordered(scale, self.rationale_max, first));
+                }
+                StructuredOutput::Grammar if only => {
+                    o.insert("grammar".into(), json!(digit_gbnf(scale)));
                 }
                 StructuredOutput::Grammar => {
-                    o.insert("grammar".into(), json!(gbnf(scale, self.rationale_max)));
+                    o.insert("grammar".into(), json!(gbnf_ordered(scale, self.rationale_max, first)));
                 }
                 StructuredOutput::Off => {}
+            }
+            if self.shape.logprobs {
+                o.insert("logprobs".into(), json!(true));
+                o.insert("top_logprobs".into(), json!(TOP_LOGPROBS));
             }
         }
         b
@@ -155,9 +258,11 @@ pub fn request_bodies(protocol: Protocol, options: &LlmOptions, rows: &[RowInput
     if rationale_max == 0 {
         return Err(Error::Options("`llm.rationale_max_chars` must be at least 1".into()));
     }
+    options.validate()?;
     let model = options.model.clone().unwrap_or_default();
-    let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max };
+    let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max, shape: Shape::of(options) };
     let t = Templates::factpico();
+    let pr = Prompts::new(options.prompt);
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     let mut push = |v: Value| {
@@ -171,10 +276,10 @@ pub fn request_bodies(protocol: Protocol, options: &LlmOptions, rows: &[RowInput
         match protocol {
             Protocol::FullText => {
                 for e in Element::ALL.into_iter().filter(|&e| options.wants(e)) {
-                    push(b.rating(&t.full_text_pico(e, r.source, r.summary), Scale::PicoWithNa));
+                    b.ratings(&pr.full_text_pico(e, r.source, r.summary), Scale::PicoWithNa).into_iter().for_each(&mut push);
                 }
                 for s in spans.iter().flatten() {
-                    push(b.rating(&t.full_text_result(s, r.summary), Scale::Result));
+                    b.ratings(&pr.full_text_result(s, r.summary), Scale::Result).into_iter().for_each(&mut push);
                 }
             }
             Protocol::Pipeline => {
@@ -203,9 +308,12 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
     if rationale_max == 0 {
         return Err(Error::Options("`llm.rationale_max_chars` must be at least 1".into()));
     }
+    options.validate()?;
     let model = options.model.clone().unwrap_or_default();
-    let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max };
+    let b = Bodies { model: &model, sampling: &sampling, structured: options.structured_output, rationale_max, shape: Shape::of(options) };
     let t = Templates::factpico();
+    let pr = Prompts::new(options.prompt);
+    let rating_max = b.rating_max_tokens();
     let est = |m: &Messages| -> u64 { 3 + [&m.system, &m.user].iter().map(|s| 4 + (s.chars().count() as u64).div_ceil(4)).sum::<u64>() };
     let mut seen = std::collections::HashSet::new();
     let mut p = Plan { rows: rows.len() as u64, ..Plan::default() };
@@ -231,12 +339,16 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
         match protocol {
             Protocol::FullText => {
                 for e in Element::ALL.into_iter().filter(|&e| options.wants(e)) {
-                    let m = t.full_text_pico(e, r.source, r.summary);
-                    add(&mut p, m.clone(), b.rating(&m, Scale::PicoWithNa), sampling.max_tokens, false);
+                    let m = pr.full_text_pico(e, r.source, r.summary);
+                    for body in b.ratings(&m, Scale::PicoWithNa) {
+                        add(&mut p, m.clone(), body, rating_max, false);
+                    }
                 }
                 for s in spans.iter().flatten() {
-                    let m = t.full_text_result(s, r.summary);
-                    add(&mut p, m.clone(), b.rating(&m, Scale::Result), sampling.max_tokens, false);
+                    let m = pr.full_text_result(s, r.summary);
+                    for body in b.ratings(&m, Scale::Result) {
+                        add(&mut p, m.clone(), body, rating_max, false);
+                    }
                 }
             }
             Protocol::Pipeline => {
@@ -252,12 +364,16 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
                 // row (distinct rows assumed distinct), estimated with stand-in replies.
                 let tag = format!("{}\u{0}{}", r.source, r.summary);
                 for e in Element::ALL.into_iter().filter(|&e| options.wants(e)) {
-                    let m = t.pipeline_pico(e, &filler, &filler);
-                    add(&mut p, m.clone(), json!({"stage2": tag, "element": e.name(), "body": b.rating(&m, Scale::PicoWithNa)}), sampling.max_tokens, true);
+                    let m = pr.pipeline_pico(e, &filler, &filler);
+                    for body in b.ratings(&m, Scale::PicoWithNa) {
+                        add(&mut p, m.clone(), json!({"stage2": tag, "element": e.name(), "body": body}), rating_max, true);
+                    }
                 }
                 for (i, s) in spans.iter().flatten().enumerate() {
-                    let m = t.pipeline_result(s, &filler);
-                    add(&mut p, m.clone(), json!({"stage2": tag, "span": i, "body": b.rating(&m, Scale::Result)}), sampling.max_tokens, true);
+                    let m = pr.pipeline_result(s, &filler);
+                    for body in b.ratings(&m, Scale::Result) {
+                        add(&mut p, m.clone(), json!({"stage2": tag, "span": i, "body": body}), rating_max, true);
+                    }
                 }
             }
         }
@@ -268,11 +384,29 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
 
 /// Canonical JSON: object keys sorted at every level, no insignificant whitespace.
 pub fn canonical_json(v: &serde_json::Value) -> String {
-    fn write(v: &serde_json::Value, out: &mut String) {
+    write_json(v, false)
+}
+
+/// A request body as it is sent: [`canonical_json`], except that the `properties` of a JSON
+/// schema object come in the order its `required` list names them (then the others, sorted).
+/// Servers generate structured replies in the order of `properties` (OpenAI, llama.cpp), and
+/// key order is the only way JSON carries it: `"required": ["rationale", "rating"]` makes the
+/// model write its rationale before it commits to a rating.
+pub fn wire_json(v: &serde_json::Value) -> String {
+    write_json(v, true)
+}
+
+fn write_json(v: &serde_json::Value, schema_order: bool) -> String {
+    fn write(v: &serde_json::Value, out: &mut String, order: Option<&[serde_json::Value]>, schema_order: bool) {
         match v {
             serde_json::Value::Object(m) => {
                 let mut keys: Vec<&String> = m.keys().collect();
                 keys.sort();
+                if let Some(req) = order {
+                    let rank = |k: &String| req.iter().position(|r| r.as_str() == Some(k.as_str())).unwrap_or(usize::MAX);
+                    keys.sort_by_key(|k| rank(k));
+                }
+                let required = m.get("required").and_then(serde_json::Value::as_array).filter(|_| schema_order);
                 out.push('{');
                 for (i, k) in keys.into_iter().enumerate() {
                     if i > 0 {
@@ -280,7 +414,8 @@ pub fn canonical_json(v: &serde_json::Value) -> String {
                     }
                     out.push_str(&serde_json::Value::String(k.clone()).to_string());
                     out.push(':');
-                    write(&m[k], out);
+                    let inner = if k == "properties" { required.map(Vec::as_slice) } else { None };
+                    write(&m[k], out, inner, schema_order);
                 }
                 out.push('}');
             }
@@ -290,7 +425,7 @@ pub fn canonical_json(v: &serde_json::Value) -> String {
                     if i > 0 {
                         out.push(',');
                     }
-                    write(x, out);
+                    write(x, out, None, schema_order);
                 }
                 out.push(']');
             }
@@ -298,7 +433,7 @@ pub fn canonical_json(v: &serde_json::Value) -> String {
         }
     }
     let mut s = String::new();
-    write(v, &mut s);
+    write(v, &mut s, None, schema_order);
     s
 }
 
@@ -351,7 +486,7 @@ mod tests {
     #[test]
     fn bodies_carry_sampling_and_constraint() {
         let s = Sampling::resolve(&LlmOptions { preset: crate::options::SamplingPreset::PaperOpenModels, seed: Some(7), ..LlmOptions::default() });
-        let b = Bodies { model: "m", sampling: &s, structured: StructuredOutput::Grammar, rationale_max: 50 };
+        let b = Bodies { model: "m", sampling: &s, structured: StructuredOutput::Grammar, rationale_max: 50, shape: Shape::default() };
         let m = Messages { system: "s".into(), user: "u".into() };
         let r = b.rating(&m, Scale::Result);
         assert_eq!(r["temperature"], json!(0.6));

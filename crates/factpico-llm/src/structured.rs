@@ -80,34 +80,68 @@ const RATIONALE_CLASS: &str = r#"[ -!#-\[\]-~]"#;
 
 /// The JSON schema of a rating reply on `scale`, with the rationale at most `rationale_max` characters.
 pub fn rating_schema(scale: Scale, rationale_max: usize) -> serde_json::Value {
+    rating_schema_ordered(scale, rationale_max, false)
+}
+
+/// [`rating_schema`], the rationale first when `rationale_first`: the `required` list gives the
+/// order, and requests are sent with `properties` in that order
+/// ([`crate::requests::wire_json`]), which is the order servers generate them in.
+pub fn rating_schema_ordered(scale: Scale, rationale_max: usize, rationale_first: bool) -> serde_json::Value {
+    let required = if rationale_first { json!(["rationale", "rating"]) } else { json!(["rating", "rationale"]) };
     json!({
         "type": "object",
         "properties": {
             "rating": { "type": "integer", "enum": scale.allowed() },
             "rationale": { "type": "string", "pattern": format!("^{RATIONALE_CLASS}{{1,{}}}$", rationale_max.max(1)) },
         },
-        "required": ["rating", "rationale"],
+        "required": required,
         "additionalProperties": false,
     })
 }
 
 /// The `response_format` request field for [`StructuredOutput::JsonSchema`].
 pub fn response_format(scale: Scale, rationale_max: usize) -> serde_json::Value {
+    response_format_ordered(scale, rationale_max, false)
+}
+
+/// [`response_format`] with the field order of [`rating_schema_ordered`].
+pub fn response_format_ordered(scale: Scale, rationale_max: usize, rationale_first: bool) -> serde_json::Value {
     json!({
         "type": "json_schema",
-        "json_schema": { "name": "factpico_rating", "strict": true, "schema": rating_schema(scale, rationale_max) },
+        "json_schema": { "name": "factpico_rating", "strict": true, "schema": rating_schema_ordered(scale, rationale_max, rationale_first) },
+    })
+}
+
+/// The `response_format` of a rating-only reply: one integer of the scale (llama.cpp and vLLM
+/// accept a non-object root; OpenAI answers HTTP 400, which the probe turns into a fallback
+/// to `off`, stated on stderr and in the provenance).
+pub fn digit_response_format(scale: Scale) -> serde_json::Value {
+    json!({
+        "type": "json_schema",
+        "json_schema": { "name": "factpico_rating_digit", "strict": true, "schema": { "type": "integer", "enum": scale.allowed() } },
     })
 }
 
 /// The GBNF grammar for [`StructuredOutput::Grammar`].
 pub fn gbnf(scale: Scale, rationale_max: usize) -> String {
+    gbnf_ordered(scale, rationale_max, false)
+}
+
+/// [`gbnf`], `Rationale: …\nRating: N` when `rationale_first`.
+pub fn gbnf_ordered(scale: Scale, rationale_max: usize, rationale_first: bool) -> String {
     let a = scale.allowed();
-    format!(
-        "root ::= \"Rating: \" [{}-{}] \"\\nRationale: \" [ -~]{{1,{}}}",
-        a[0],
-        a[a.len() - 1],
-        rationale_max.max(1)
-    )
+    let (lo, hi, n) = (a[0], a[a.len() - 1], rationale_max.max(1));
+    if rationale_first {
+        format!("root ::= \"Rationale: \" [ -~]{{1,{n}}} \"\\nRating: \" [{lo}-{hi}]")
+    } else {
+        format!("root ::= \"Rating: \" [{lo}-{hi}] \"\\nRationale: \" [ -~]{{1,{n}}}")
+    }
+}
+
+/// The GBNF grammar of a rating-only reply: one digit of the scale.
+pub fn digit_gbnf(scale: Scale) -> String {
+    let a = scale.allowed();
+    format!("root ::= [{}-{}]", a[0], a[a.len() - 1])
 }
 
 #[cfg(test)]
@@ -123,6 +157,20 @@ mod tests {
         assert_eq!(gbnf(Scale::PicoWithNa, 40), "root ::= \"Rating: \" [1-5] \"\\nRationale: \" [ -~]{1,40}");
         assert_eq!("grammar".parse::<StructuredOutput>(), Ok(StructuredOutput::Grammar));
         assert!("xml".parse::<StructuredOutput>().is_err());
+    }
+
+    #[test]
+    fn rationale_first_is_sent_first() {
+        let body = json!({"response_format": response_format_ordered(Scale::Result, 30, true)});
+        let wire = crate::requests::wire_json(&body);
+        assert!(wire.find("\"rationale\":{").unwrap() < wire.find("\"rating\":{").unwrap(), "{wire}");
+        let wire = crate::requests::wire_json(&json!({"response_format": response_format(Scale::Result, 30)}));
+        assert!(wire.find("\"rating\":{").unwrap() < wire.find("\"rationale\":{").unwrap(), "{wire}");
+        // the default order is also the sorted one: bodies sent before this change are unchanged
+        assert_eq!(wire, crate::requests::canonical_json(&json!({"response_format": response_format(Scale::Result, 30)})));
+        assert_eq!(gbnf_ordered(Scale::Result, 9, true), "root ::= \"Rationale: \" [ -~]{1,9} \"\\nRating: \" [1-4]");
+        assert_eq!(digit_gbnf(Scale::PicoWithNa), "root ::= [1-5]");
+        assert_eq!(digit_response_format(Scale::Result)["json_schema"]["schema"]["enum"], json!([1, 2, 3, 4]));
     }
 
     #[test]

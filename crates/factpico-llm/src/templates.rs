@@ -225,6 +225,51 @@ impl Templates {
     }
 }
 
+/// The published prompts' closing instruction, replaced in the rating-only variant.
+pub const PUBLISHED_CLOSING: &str = "Please provide only the rating and the rationale for the rating. Provide the rating after stating \"Rating:\".";
+
+/// The rating-only variant's closing instruction.
+pub const RATING_ONLY_CLOSING: &str = "Answer with the rating's digit only.";
+
+/// The rating-only variant's system message (the same for every request, so that a server's
+/// prompt cache can reuse it with the texts that follow).
+pub const RATING_ONLY_SYSTEM: &str =
+    "You are given texts about a randomized controlled trial, then instructions to rate a summary. Answer with the rating's digit only.";
+
+/// The rating-only variant ([`crate::options::PromptVariant::RatingOnly`]) of published rating
+/// messages: a constant system message; the user message is `shared` (the texts, in the order
+/// that lets a prompt cache reuse them) followed by the published system prompt with its
+/// closing instruction replaced by [`RATING_ONLY_CLOSING`].
+fn rating_only(published_system: &str, shared: String) -> Messages {
+    let instructions = published_system.trim().replace(PUBLISHED_CLOSING, RATING_ONLY_CLOSING);
+    Messages { system: RATING_ONLY_SYSTEM.to_owned(), user: format!("{shared}\n{instructions}\n") }
+}
+
+impl Templates {
+    /// [`Templates::full_text_pico`] in the rating-only variant: abstract and summary first.
+    pub fn full_text_pico_rating_only(&self, element: Element, abstract_: &str, summary: &str) -> Messages {
+        let shared = fill(&self.full_text_pico.user, &[("abstract", abstract_), ("summary", summary)]);
+        rating_only(&pico_system(&self.full_text_pico, element), shared)
+    }
+
+    /// [`Templates::full_text_result`] in the rating-only variant: the summary first, then the span.
+    pub fn full_text_result_rating_only(&self, span: &str, summary: &str) -> Messages {
+        rating_only(&self.full_text_result.system, format!("Summary:\n{summary}\n\nResult Inference Span:\n{span}\n"))
+    }
+
+    /// [`Templates::pipeline_pico`] in the rating-only variant: the two extractions first.
+    pub fn pipeline_pico_rating_only(&self, element: Element, abstract_pico: &str, summary_pico: &str) -> Messages {
+        let shared = fill(&self.pipeline_pico.user, &[("abstract_pico", abstract_pico), ("summary_pico", summary_pico)]);
+        rating_only(&pico_system(&self.pipeline_pico, element), shared)
+    }
+
+    /// [`Templates::pipeline_result`] in the rating-only variant.
+    pub fn pipeline_result_rating_only(&self, span: &str, summary_results: &str) -> Messages {
+        let shared = fill(&self.pipeline_result.user, &[("span", span), ("summary_results", summary_results)]);
+        rating_only(&self.pipeline_result.system, shared)
+    }
+}
+
 /// The reference's system-prompt substitution for one element.
 fn pico_system(p: &Prompt, element: Element) -> String {
     let key = element.reference_key();
@@ -263,6 +308,30 @@ mod tests {
         let t = Templates::parse(TEMPLATES_JSON).unwrap();
         assert_eq!(t.source().1, REFERENCE_COMMIT);
         assert!(t.version().starts_with("factpico@2e16993a000a+"));
+    }
+
+    #[test]
+    fn rating_only_variant_replaces_only_the_closing_instruction() {
+        let t = Templates::factpico();
+        for e in Element::ALL {
+            let pubd = t.full_text_pico(e, "ABSTRACT TEXT", "SUMMARY TEXT");
+            let m = t.full_text_pico_rating_only(e, "ABSTRACT TEXT", "SUMMARY TEXT");
+            assert!(pubd.system.contains(PUBLISHED_CLOSING));
+            assert!(m.user.starts_with("Abstract:\nABSTRACT TEXT\n\nSummary:\nSUMMARY TEXT\n"), "{}", m.user);
+            assert!(m.user.contains(&pubd.system.trim().replace(PUBLISHED_CLOSING, RATING_ONLY_CLOSING)));
+            assert!(!m.user.contains(PUBLISHED_CLOSING) && !m.system.contains(PUBLISHED_CLOSING));
+            assert_eq!(m.system, RATING_ONLY_SYSTEM);
+            let p = t.pipeline_pico_rating_only(e, "A-PICO", "S-PICO");
+            assert!(p.user.starts_with("Abstract:\nA-PICO\n\nSummary:\nS-PICO\n") && p.user.ends_with(&format!("{RATING_ONLY_CLOSING}\n")));
+        }
+        // the elements of one summary share everything before the instructions
+        let a = t.full_text_pico_rating_only(Element::Population, "A", "S");
+        let b = t.full_text_pico_rating_only(Element::Outcome, "A", "S");
+        assert_eq!(a.system, b.system);
+        assert!(a.user.starts_with("Abstract:\nA\n\nSummary:\nS\n\n") && b.user.starts_with("Abstract:\nA\n\nSummary:\nS\n\n"));
+        let r = t.full_text_result_rating_only("SPAN", "SUM");
+        assert!(r.user.starts_with("Summary:\nSUM\n\nResult Inference Span:\nSPAN\n") && r.user.contains(RATING_ONLY_CLOSING));
+        assert!(t.pipeline_result_rating_only("SPAN", "RES").user.contains(RATING_ONLY_CLOSING));
     }
 
     #[test]

@@ -38,6 +38,13 @@ macro_rules! llm_columns {
             ColumnInfo::new(concat!($p, "_evidence"), concat!($what, "evidence inference (R): mean over the row's evidence spans of 4 accurate, 3 vague or slightly inaccurate, 2 critically inaccurate, 1 missing"), Hi).range(Some(1.0), Some(4.0)),
             ColumnInfo::new(concat!($p, "_avg"), concat!($what, "Avg. PICO-R: mean of the readable P, I, C, O and R"), Hi).range(Some(1.0), Some(4.0)).primary(),
             ColumnInfo::new(concat!($p, "_pio"), concat!($what, "mean of the readable P, I and O (the elements Shaib et al. 2023 rate; compare with their avg_pio)"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_population_weighted"), concat!($what, "Population, probability-weighted (llm.logprobs): expected rating over the rating token's digit probabilities, same scale; null when N/A is the most probable"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_intervention_weighted"), concat!($what, "Intervention, probability-weighted (llm.logprobs)"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_comparator_weighted"), concat!($what, "Comparator, probability-weighted (llm.logprobs)"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_outcome_weighted"), concat!($what, "Outcome, probability-weighted (llm.logprobs)"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_evidence_weighted"), concat!($what, "evidence inference (R), probability-weighted (llm.logprobs): mean over the spans"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_avg_weighted"), concat!($what, "Avg. PICO-R of the probability-weighted ratings (llm.logprobs)"), Hi).range(Some(1.0), Some(4.0)),
+            ColumnInfo::new(concat!($p, "_pio_weighted"), concat!($what, "mean of the probability-weighted P, I and O (llm.logprobs)"), Hi).range(Some(1.0), Some(4.0)),
         ]
     };
 }
@@ -115,6 +122,23 @@ pub struct LlmArgs {
     /// (default all; the others are "not requested" nulls).
     #[arg(long, value_delimiter = ',', value_parser = parse_target)]
     pub llm_elements: Vec<Target>,
+    /// LLM metrics: ask for the rating token's log-probabilities and add the
+    /// probability-weighted ratings (columns *_weighted; new cache entries). A server that
+    /// sends none leaves them nulls, with a warning.
+    #[arg(long)]
+    pub llm_logprobs: bool,
+    /// LLM metrics: prompt variant: published (default; the reference's prompts) or
+    /// rating-only (texts first, the rating's digit only: one generated token).
+    #[arg(long, value_parser = parse_prompt)]
+    pub llm_prompt: Option<factpico_llm::PromptVariant>,
+    /// LLM metrics: ask for the rationale before the rating (json-schema and grammar modes;
+    /// the published prompt text unchanged).
+    #[arg(long)]
+    pub llm_rationale_first: bool,
+    /// LLM metrics: samples per rating request (default 1; more need a temperature above 0;
+    /// sample i uses seed + i). An element's column is the mean of its samples.
+    #[arg(long, value_name = "N")]
+    pub llm_samples: Option<u32>,
     /// LLM metrics: input field holding the row's evidence spans (default: `evidence`).
     #[arg(long, value_name = "FIELD")]
     pub evidence_field: Option<String>,
@@ -158,6 +182,11 @@ fn parse_structured(s: &str) -> std::result::Result<StructuredOutput, String> {
 fn parse_preset(s: &str) -> std::result::Result<SamplingPreset, String> {
     serde_json::from_value(serde_json::Value::String(s.to_owned()))
         .map_err(|_| format!("unknown preset {s:?} (deterministic, paper-gpt4, paper-open-models)"))
+}
+
+#[cfg(feature = "cli")]
+fn parse_prompt(s: &str) -> std::result::Result<factpico_llm::PromptVariant, String> {
+    s.parse()
 }
 
 #[cfg(feature = "cli")]
@@ -279,6 +308,12 @@ impl MetricUnit for Llm {
         if args.evidence_separator.is_some() {
             o.evidence_separator.clone_from(&args.evidence_separator);
         }
+        o.logprobs |= args.llm_logprobs;
+        if let Some(p) = args.llm_prompt {
+            o.prompt = p;
+        }
+        o.rationale_first |= args.llm_rationale_first;
+        o.samples = args.llm_samples.or(o.samples);
         let c = &mut o.runtime.client;
         c.concurrency = args.llm_concurrency.unwrap_or(c.concurrency);
         c.timeout_s = args.llm_timeout.unwrap_or(c.timeout_s);
@@ -439,6 +474,12 @@ mod imp {
             ));
             if let Some(p) = self.evaluator.cache_path() {
                 lines.push(("cache".to_owned(), p.display().to_string()));
+            }
+            if s.replies_without_logprobs > 0 {
+                lines.push((
+                    "logprobs".to_owned(),
+                    format!("{} replies came without logprobs: their weighted columns are nulls", s.replies_without_logprobs),
+                ));
             }
             if s.cache_write_errors > 0 {
                 lines.push(("cache write errors".to_owned(), s.cache_write_errors.to_string()));
