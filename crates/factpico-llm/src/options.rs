@@ -257,7 +257,7 @@ pub enum PromptVariant {
     /// extractions; evidence: the summary, then the span) open the user message, then the
     /// published rating instructions of the element with their last sentence ("Please provide
     /// only the rating and the rationale …") replaced by "Answer with the rating's digit
-    /// only."; one generated token (`max_tokens` 1), constrained to the scale's digits in the
+    /// only."; one generated token (`max_tokens` 1 whatever `llm.max_tokens` says), constrained to the scale's digits in the
     /// `json-schema` (an integer enum) and `grammar` modes. The shared prefix lets a server's
     /// prompt cache (llama.cpp) reuse the abstract across one summary's elements. Not a
     /// published protocol: a factpico variant, named as such in the provenance.

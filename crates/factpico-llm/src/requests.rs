@@ -117,12 +117,12 @@ impl Prompts {
 }
 
 impl Bodies<'_> {
-    /// Max tokens of a rating reply: the option, else 1 for rating-only prompts, else the preset's.
+    /// Max tokens of a rating reply: 1 for rating-only prompts, else the option, else the preset's.
     pub(crate) fn rating_max_tokens(&self) -> Option<u32> {
-        match self.shape.max_tokens {
-            Some(n) => Some(n),
-            None if self.shape.rating_only() => Some(1),
-            None => self.sampling.max_tokens,
+        if self.shape.rating_only() {
+            Some(1)
+        } else {
+            self.shape.max_tokens.or(self.sampling.max_tokens)
         }
     }
 

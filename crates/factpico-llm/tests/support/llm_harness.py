@@ -33,7 +33,10 @@ each stdin line is a JSON command answered by one stdout JSON line:
 * ``{"cmd": "state"}``: counters ``chat`` (chat requests received), ``forwarded``,
   ``answered`` (200 replies passed on), ``models`` (model-list requests), ``other``,
   ``times`` (arrival times of chat requests, s), ``auth`` (Authorization headers seen),
-  ``bodies`` (the last 50 chat request bodies).
+  ``bodies`` (the last 50 chat request bodies), ``replies`` (the last 50 chat replies with
+  status 200, as sent on to the client).
+* ``{"cmd": "faults", ..., "strip_logprobs": true}``: from now on, remove ``logprobs`` from
+  every forwarded reply (a server that does not support them).
 
 EOF on stdin stops everything.
 """
@@ -145,6 +148,8 @@ class State:
         self.times = []
         self.auth = []
         self.bodies = []
+        self.replies = []
+        self.strip_logprobs = False
         self.t0 = time.time()
 
 
@@ -269,6 +274,18 @@ class Harness:
                     v = json.loads(data)
                     v["choices"][0]["message"]["content"] = fault["content"]
                     data = json.dumps(v).encode()
+                if status == 200 and st.strip_logprobs:
+                    v = json.loads(data)
+                    for ch in v.get("choices", []):
+                        ch.pop("logprobs", None)
+                    data = json.dumps(v).encode()
+                if status == 200:
+                    with st.lock:
+                        try:
+                            st.replies.append(json.loads(data))
+                        except ValueError:
+                            st.replies.append(None)
+                        st.replies = st.replies[-50:]
                 kill = False
                 with st.lock:
                     if status == 200:
@@ -298,6 +315,8 @@ class Harness:
                 st.faults = list(c.get("faults", []))
                 if "delay" in c:
                     st.delay = float(c["delay"])
+                if "strip_logprobs" in c:
+                    st.strip_logprobs = bool(c["strip_logprobs"])
             return {"ok": True}
         if cmd == "model_faults":
             with st.lock:
@@ -326,7 +345,7 @@ class Harness:
         if cmd == "state":
             with st.lock:
                 return {"counters": dict(st.counters), "times": list(st.times), "auth": list(st.auth),
-                        "bodies": list(st.bodies)}
+                        "bodies": list(st.bodies), "replies": list(st.replies)}
         return {"error": f"unknown command {cmd!r}"}
 
 
