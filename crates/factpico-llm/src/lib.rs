@@ -55,7 +55,7 @@ pub use error::{Error, Result};
 #[cfg(feature = "client")]
 pub use evaluator::{Evaluator, RowResult, RunStats, StructuredUse};
 pub use options::{
-    default_cache_path, redact_url, ClientOptions, LlmOptions, LlmRuntime, Protocol, Sampling, SamplingPreset, Target, DEFAULT_EVIDENCE_SEPARATOR,
+    default_cache_path, redact_url, ClientOptions, LlmOptions, LlmRuntime, Prices, Protocol, Sampling, SamplingPreset, Target, DEFAULT_EVIDENCE_SEPARATOR,
     DEFAULT_RATIONALE_MAX,
 };
 pub use requests::{evidence_spans, plan, request_bodies, Plan, RowInput};
