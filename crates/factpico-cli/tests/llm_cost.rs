@@ -266,10 +266,12 @@ fn dry_run_states_its_basis_and_prices_the_estimate() {
 fn failed_pipeline_run(h: &Harness, dir: &Path, name: &str, distinct: bool) -> (String, u64, u64, u64) {
     let out = dir.join(format!("{name}.jsonl"));
     let cache = dir.join(format!("{name}.sqlite"));
+    let summary = dir.join(format!("{name}.summary.md"));
     let input = fixtures().join("pairs.jsonl");
     let run = || {
         bin(dir)
             .args(["score", input.to_str().unwrap(), "--metrics", "llm_pipeline", "-o", out.to_str().unwrap(), "-q", "--no-sentences"])
+            .args(["--summary", summary.to_str().unwrap()])
             .args(llm_args(&h.url, &cache))
             .args(["--llm-retries", "0", "--llm-stop-after-failures", "0"])
             .output()
@@ -307,6 +309,12 @@ fn failed_pipeline_run(h: &Harness, dir: &Path, name: &str, distinct: bool) -> (
         })
         .sum();
     assert!(failed_extractions >= 5, "{failed_extractions}");
+    let table = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(
+        report(&table, "llm_pipeline")["a re-run sends at most"],
+        format!("{resend} (5 failed + {waiting} rating requests waiting on failed extractions)"),
+        "{table}"
+    );
     if distinct {
         h.faults(json!((0..5).map(|i| quote("second", i)).collect::<Vec<_>>()));
     }

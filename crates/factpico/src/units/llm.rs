@@ -533,6 +533,12 @@ mod imp {
             if let Some(p) = self.evaluator.cache_path() {
                 lines.push(("cache".to_owned(), p.display().to_string()));
             }
+            if s.failed > 0 {
+                lines.push((
+                    "a re-run sends at most".to_owned(),
+                    format!("{} ({} failed + {} rating requests waiting on failed extractions)", s.failed_distinct + s.waiting_on_failed, s.failed_distinct, s.waiting_on_failed),
+                ));
+            }
             if s.cache_write_errors > 0 {
                 lines.push(("cache write errors".to_owned(), s.cache_write_errors.to_string()));
             }
