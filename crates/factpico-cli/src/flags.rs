@@ -38,6 +38,8 @@ pub const FIELD_FLAGS: &[(&str, &str)] = &[
     ("llm.runtime.client.stop_after_failures", "--llm-stop-after-failures"),
     ("llm.runtime.cache", "--llm-cache"),
     ("llm.runtime.no_cache", "--llm-no-cache"),
+    ("llm.runtime.price_input_per_mtok", "--llm-price-input"),
+    ("llm.runtime.price_output_per_mtok", "--llm-price-output"),
 ];
 
 /// `message` with every `` `field` `` of [`FIELD_FLAGS`] replaced by its flag.

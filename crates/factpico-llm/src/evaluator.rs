@@ -74,6 +74,15 @@ pub struct RunStats {
     pub cached_completion_tokens: u64,
     /// Replies that could not be stored in the cache.
     pub cache_write_errors: u64,
+    /// Distinct requests that failed (or were not sent) and were not answered later in the
+    /// run: the ones a re-run sends again. `failed` counts every failed attempt to get an
+    /// answer, so a request failing in two batches counts twice there, once here.
+    pub failed_distinct: u64,
+    /// Pipeline stage-2 rating requests that could not be formed because an extraction they
+    /// quote failed (distinct: per pair of extraction requests and element, per results
+    /// extraction and span). A re-run sends them after their extractions; their number is
+    /// exact unless two extraction replies turn out identical (then one request serves both).
+    pub waiting_on_failed: u64,
     /// The first few failures, as messages.
     pub first_failures: Vec<String>,
     /// Replies (sent or cached) without logprobs although `llm.logprobs` asked for them:
@@ -90,6 +99,15 @@ pub struct StructuredUse {
     pub used: StructuredOutput,
     /// Why it fell back (the probe's answer), if it did.
     pub fallback: Option<String>,
+}
+
+/// What a re-run would send: failed request keys not answered since, stage-2 requests that
+/// waited on a failed extraction and were not formed since.
+#[derive(Debug, Default)]
+struct Pending {
+    failed: std::collections::HashSet<String>,
+    waiting: std::collections::HashSet<String>,
+    formed: std::collections::HashSet<String>,
 }
 
 /// A job: one chat request.
@@ -125,6 +143,7 @@ pub struct Evaluator {
     structured: StructuredUse,
     runtime: tokio::runtime::Runtime,
     stats: Mutex<RunStats>,
+    pending: Mutex<Pending>,
     traffic_at_start: Traffic,
 }
 
@@ -162,6 +181,7 @@ impl Evaluator {
         };
         options.validate()?;
         let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
+        options.runtime.prices()?;
         let client = Client::new(base_url, model, key, options.runtime.client.clone())?;
         let cache = options.runtime.cache_file().map(|p| Cache::open(&p)).transpose()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -189,6 +209,7 @@ impl Evaluator {
             structured: StructuredUse { requested: options.structured_output, used: options.structured_output, fallback: None },
             runtime,
             stats: Mutex::new(RunStats::default()),
+            pending: Mutex::new(Pending::default()),
         };
         if options.structured_output != StructuredOutput::Off {
             if let Some(why) = this.probe()? {
@@ -306,13 +327,50 @@ impl Evaluator {
         })
     }
 
+    /// The token prices of `llm.runtime` (validated when the evaluator was built).
+    pub fn prices(&self) -> Option<crate::options::Prices> {
+        self.options.runtime.prices().ok().flatten()
+    }
+
     /// Totals of the requests so far.
     pub fn stats(&self) -> RunStats {
         let mut s = self.stats.lock().map(|g| g.clone()).unwrap_or_default();
         let t = self.client.traffic();
         s.attempts = t.attempts - self.traffic_at_start.attempts;
         s.retries = t.retries - self.traffic_at_start.retries;
+        let p = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        s.failed_distinct = p.failed.len() as u64;
+        s.waiting_on_failed = p.waiting.difference(&p.formed).count() as u64;
         s
+    }
+
+    fn with_pending(&self, f: impl FnOnce(&mut Pending)) {
+        let mut g = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut g);
+    }
+
+    /// Records which stage-2 requests were formed and which wait on a failed extraction (a
+    /// request is named by its stage-1 request keys and its element or span).
+    fn note_stage2(&self, s1: &[[Option<Job>; 3]], s2: &[Stage2], spans: &[Option<Vec<&str>>], wanted: &[bool]) {
+        let key = |j: &Option<Job>| j.as_ref().map_or("", |j| j.key.as_str()).to_owned();
+        // one entry per sample: a re-run sends every sample of a prompt that could not be formed
+        let n = self.options.sample_count();
+        self.with_pending(|p| {
+            for ((jobs, (el, ev)), sp) in s1.iter().zip(s2).zip(spans) {
+                for ((e, j), _) in Element::ALL.iter().zip(el).zip(wanted).filter(|(_, &w)| w) {
+                    for i in 0..n {
+                        let id = format!("{}\u{0}{}\u{0}{}\u{0}{i}", key(&jobs[0]), key(&jobs[1]), e.name());
+                        if j.is_some() { p.formed.insert(id) } else { p.waiting.insert(id) };
+                    }
+                }
+                for (span, j) in sp.iter().flatten().zip(ev) {
+                    for i in 0..n {
+                        let id = format!("{}\u{0}span\u{0}{span}\u{0}{i}", key(&jobs[2]));
+                        if j.is_some() { p.formed.insert(id) } else { p.waiting.insert(id) };
+                    }
+                }
+            }
+        });
     }
 
     /// Scores rows; one result per row, in order. Requests run concurrently (bounded by the
@@ -400,6 +458,7 @@ impl Evaluator {
                         .collect();
                     s2.push((el, ev));
                 }
+                self.note_stage2(&s1, &s2, &spans, &wanted);
                 let all2: Vec<&Job> = s2.iter().flat_map(|(a, e)| a.iter().chain(e)).flatten().flatten().collect();
                 let out2 = self.execute(&all2).await;
                 s1.iter()
@@ -469,6 +528,9 @@ impl Evaluator {
         if let Some(c) = &self.cache {
             match c.get(&job.key) {
                 Ok(Some(reply)) => {
+                    self.with_pending(|p| {
+                        p.failed.remove(&job.key);
+                    });
                     self.with_stats(|s| {
                         s.requests += 1;
                         s.cached += 1;
@@ -489,6 +551,9 @@ impl Evaluator {
                         self.with_stats(|s| s.cache_write_errors += 1);
                     }
                 }
+                self.with_pending(|p| {
+                    p.failed.remove(&job.key);
+                });
                 self.with_stats(|s| {
                     s.requests += 1;
                     s.answered += 1;
@@ -498,6 +563,9 @@ impl Evaluator {
                 Outcome::Answered { reply, cached: false }
             }
             Err(f) => {
+                self.with_pending(|p| {
+                    p.failed.insert(job.key.clone());
+                });
                 self.with_stats(|s| {
                     s.requests += 1;
                     s.failed += 1;

@@ -57,8 +57,8 @@ pub use error::{Error, Result};
 #[cfg(feature = "client")]
 pub use evaluator::{Evaluator, RowResult, RunStats, StructuredUse};
 pub use options::{
-    default_cache_path, redact_url, ClientOptions, LlmOptions, LlmRuntime, PromptVariant, Protocol, Sampling, SamplingPreset, Target,
-    DEFAULT_EVIDENCE_SEPARATOR, DEFAULT_RATIONALE_MAX, MAX_SAMPLES, TOP_LOGPROBS,
+    default_cache_path, redact_url, ClientOptions, LlmOptions, LlmRuntime, Prices, PromptVariant, Protocol, Sampling, SamplingPreset,
+    Target, DEFAULT_EVIDENCE_SEPARATOR, DEFAULT_RATIONALE_MAX, MAX_SAMPLES, TOP_LOGPROBS,
 };
 pub use requests::{evidence_spans, plan, request_bodies, Plan, RowInput};
 pub use structured::StructuredOutput;

@@ -441,6 +441,12 @@ pub struct LlmRuntime {
     pub cache: Option<PathBuf>,
     /// No cache at all: every request is sent.
     pub no_cache: bool,
+    /// Price of a million prompt (input) tokens, in any currency (`None`: not priced). Only
+    /// turns the token counts of the run report and `--dry-run` into a cost; changes no
+    /// request.
+    pub price_input_per_mtok: Option<f64>,
+    /// Price of a million completion (output) tokens, in the same currency.
+    pub price_output_per_mtok: Option<f64>,
 }
 
 impl LlmRuntime {
@@ -448,6 +454,39 @@ impl LlmRuntime {
     /// `no_cache`.
     pub fn cache_file(&self) -> Option<PathBuf> {
         (!self.no_cache).then(|| self.cache.clone().unwrap_or_else(default_cache_path))
+    }
+
+    /// The token prices, when either is set (the unset one is 0).
+    ///
+    /// # Errors
+    /// [`crate::Error::Options`] naming the field when a price is negative or not finite.
+    pub fn prices(&self) -> crate::Result<Option<Prices>> {
+        for (field, v) in [("price_input_per_mtok", self.price_input_per_mtok), ("price_output_per_mtok", self.price_output_per_mtok)] {
+            if let Some(v) = v.filter(|v| !v.is_finite() || *v < 0.0) {
+                return Err(crate::Error::Options(format!("`llm.runtime.{field}` must be a non-negative number (a price per million tokens), got {v}")));
+            }
+        }
+        if self.price_input_per_mtok.is_none() && self.price_output_per_mtok.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(Prices { input_per_mtok: self.price_input_per_mtok.unwrap_or(0.0), output_per_mtok: self.price_output_per_mtok.unwrap_or(0.0) }))
+    }
+}
+
+/// Prices per million tokens ([`LlmRuntime::prices`]), in the caller's currency.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    /// Per million prompt tokens.
+    pub input_per_mtok: f64,
+    /// Per million completion tokens.
+    pub output_per_mtok: f64,
+}
+
+impl Prices {
+    /// The cost of `prompt` prompt and `completion` completion tokens.
+    #[must_use]
+    pub fn cost(&self, prompt: u64, completion: u64) -> f64 {
+        (prompt as f64 * self.input_per_mtok + completion as f64 * self.output_per_mtok) / 1e6
     }
 }
 

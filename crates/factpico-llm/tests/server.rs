@@ -52,6 +52,7 @@ fn options(url: &str, dir: &Path, mode: StructuredOutput) -> LlmOptions {
             client: ClientOptions { concurrency: 2, timeout_s: 120.0, retries: 3, backoff_min_s: 0.05, backoff_max_s: 0.2, ..ClientOptions::default() },
             cache: Some(dir.join("cache.sqlite")),
             no_cache: false,
+            ..LlmRuntime::default()
         },
         ..LlmOptions::default()
     }

@@ -171,6 +171,13 @@ pub struct LlmArgs {
     /// LLM metrics: no cache: send every request.
     #[arg(long)]
     pub llm_no_cache: bool,
+    /// LLM metrics: price of a million prompt (input) tokens, any currency: adds a cost line
+    /// to the run report and to --dry-run (changes no request).
+    #[arg(long, value_name = "PRICE")]
+    pub llm_price_input: Option<f64>,
+    /// LLM metrics: price of a million completion (output) tokens, same currency.
+    #[arg(long, value_name = "PRICE")]
+    pub llm_price_output: Option<f64>,
 }
 
 #[cfg(feature = "cli")]
@@ -324,6 +331,8 @@ impl MetricUnit for Llm {
             o.runtime.cache.clone_from(&args.llm_cache);
         }
         o.runtime.no_cache |= args.llm_no_cache;
+        o.runtime.price_input_per_mtok = args.llm_price_input.or(o.runtime.price_input_per_mtok);
+        o.runtime.price_output_per_mtok = args.llm_price_output.or(o.runtime.price_output_per_mtok);
     }
 
     /// Requests, estimated prompt tokens and the completion-token bound; nothing is sent.
@@ -339,18 +348,11 @@ impl MetricUnit for Llm {
             .zip(&spans)
             .map(|(p, s)| factpico_llm::RowInput { source: p.source, summary: p.summary, evidence: s.as_deref() })
             .collect();
-        Some(factpico_llm::plan(protocol, options, &rows).map_err(|e| crate::Error::init(metric.name, e)).map(|p| {
-            let stage2 = if p.stage2_requests > 0 {
-                format!(" ({} of them rate stage-1 replies; their prompt tokens are counted with each reply at its max tokens, an upper bound)", p.stage2_requests)
-            } else {
-                String::new()
-            };
-            let completion = p.max_completion_tokens.map_or_else(|| "unbounded (no max tokens)".to_owned(), |n| format!("at most {n}"));
-            format!(
-                "{}: {} requests{stage2} for {} rows ({} with evidence spans); estimated prompt tokens ≈ {} (⌈characters/4⌉ per message); completion tokens {completion}. Answers already in the cache are not sent again.",
-                metric.name, p.requests, p.rows, p.rows_with_evidence, p.estimated_prompt_tokens
-            )
-        }))
+        let prices = match options.runtime.prices() {
+            Ok(p) => p,
+            Err(e) => return Some(Err(crate::Error::init(metric.name, e))),
+        };
+        Some(factpico_llm::plan(protocol, options, &rows).map_err(|e| crate::Error::init(metric.name, e)).map(|p| plan_message(metric.name, &p, prices.as_ref())))
     }
 
     #[cfg(feature = "cli")]
@@ -411,6 +413,94 @@ struct DetailQuote {
     span: Option<[usize; 2]>,
 }
 
+/// `--dry-run`'s paragraph for one metric: requests, token estimates with their basis, the
+/// cost estimate when prices are set, and what the estimate does not subtract (the cache).
+fn plan_message(metric: &str, p: &factpico_llm::Plan, prices: Option<&factpico_llm::Prices>) -> String {
+    let stage2 = if p.stage2_requests > 0 {
+        format!(" ({} of them rate stage-1 replies; their prompt tokens are counted with each reply at its max tokens, an upper bound)", p.stage2_requests)
+    } else {
+        String::new()
+    };
+    let completion = p.max_completion_tokens.map_or_else(
+        || "unbounded (no max tokens is sent)".to_owned(),
+        |n| format!("at most {n} (every reply at its max tokens, an upper bound)"),
+    );
+    let cost = match (prices, p.max_completion_tokens) {
+        (None, _) => String::new(),
+        (Some(pr), Some(c)) => format!(
+            " Estimated cost: about {} at most (the estimated prompt tokens and the completion bound, {} + {} tokens, at {}).",
+            money(pr.cost(p.estimated_prompt_tokens, c)),
+            p.estimated_prompt_tokens,
+            c,
+            price_basis(pr)
+        ),
+        (Some(pr), None) => format!(
+            " Estimated cost: {} for the prompt tokens ({} at {}); the completion tokens are not bounded, so neither is the cost.",
+            money(pr.cost(p.estimated_prompt_tokens, 0)),
+            p.estimated_prompt_tokens,
+            price_basis(pr)
+        ),
+    };
+    format!(
+        "{metric}: {} requests{stage2} for {} rows ({} with evidence spans); estimated prompt tokens ≈ {} (⌈characters/4⌉ per message + 4 per message + 3 per request, OpenAI's rule of thumb: the model's tokenizer decides); completion tokens {completion}.{cost} Basis: every request counted as sent — answers already in the cache are not subtracted (the cache was not checked: its keys need the model the server reports, and a dry run contacts no server); a run sends only what the cache lacks.",
+        p.requests,
+        p.rows,
+        p.rows_with_evidence,
+        p.estimated_prompt_tokens
+    )
+}
+
+/// A cost: six decimals (a millionth of the currency unit, the price of one token at 1 per
+/// million).
+fn money(x: f64) -> String {
+    format!("{x:.6}")
+}
+
+/// The prices as the report prints them.
+fn price_basis(p: &factpico_llm::Prices) -> String {
+    format!("{} per million prompt tokens, {} per million completion tokens", p.input_per_mtok, p.output_per_mtok)
+}
+
+/// The run report's cost line: what was sent, and what the cache's answers would have cost.
+#[cfg(feature = "llm")]
+fn cost_line(p: &factpico_llm::Prices, s: &factpico_llm::RunStats) -> String {
+    format!(
+        "{} for the tokens sent ({} prompt + {} completion at {}), and the {} answers from the cache would have cost {} more (saved)",
+        money(p.cost(s.prompt_tokens, s.completion_tokens)),
+        s.prompt_tokens,
+        s.completion_tokens,
+        price_basis(p),
+        s.cached,
+        money(p.cost(s.cached_prompt_tokens, s.cached_completion_tokens)),
+    )
+}
+
+/// What the failure message says: how many requests failed, and how many a re-run sends at
+/// most — the failed ones and the pipeline's rating requests that wait on a failed extraction
+/// (exact unless extraction replies coincide, which makes their rating requests one).
+#[cfg(feature = "llm")]
+fn failure_advice(s: &factpico_llm::RunStats, cached: bool) -> String {
+    let first = s.first_failures.first().cloned().unwrap_or_default();
+    let resend = s.failed_distinct + s.waiting_on_failed;
+    let what = if s.waiting_on_failed > 0 {
+        format!(
+            "the {} failed ones and {} rating requests that wait on failed extractions (fewer when extraction replies coincide: their prompts quote the replies, and identical requests are sent once)",
+            s.failed_distinct, s.waiting_on_failed
+        )
+    } else {
+        format!("the {} failed ones", s.failed_distinct)
+    };
+    let again = if cached {
+        format!(
+            "Re-run the same command: the {} answered requests come from the cache, and it sends at most {resend}: {what}",
+            s.cached + s.answered
+        )
+    } else {
+        format!("Re-run the same command: without a cache it sends every request again ({resend} of them never answered: {what})")
+    };
+    format!("{} requests failed after their retries (first: {first}); their columns are documented nulls. {again}", s.failed)
+}
+
 #[cfg(feature = "llm")]
 mod imp {
     use factpico_llm::{evidence_spans, Evaluator, Protocol, RowInput, DEFAULT_EVIDENCE_SEPARATOR};
@@ -462,6 +552,9 @@ mod imp {
                 ("tokens sent".to_owned(), format!("{} prompt + {} completion", s.prompt_tokens, s.completion_tokens)),
                 ("tokens of cached answers".to_owned(), format!("{} prompt + {} completion", s.cached_prompt_tokens, s.cached_completion_tokens)),
             ];
+            if let Some(p) = self.evaluator.prices() {
+                lines.push(("cost".to_owned(), super::cost_line(&p, &s)));
+            }
             let served = self.evaluator.served_model();
             lines.push(("served model".to_owned(), served.id.clone()));
             let so = self.evaluator.structured_output();
@@ -481,17 +574,16 @@ mod imp {
                     format!("{} replies came without logprobs: their weighted columns are nulls", s.replies_without_logprobs),
                 ));
             }
+            if s.failed > 0 {
+                lines.push((
+                    "a re-run sends at most".to_owned(),
+                    format!("{} ({} failed + {} rating requests waiting on failed extractions)", s.failed_distinct + s.waiting_on_failed, s.failed_distinct, s.waiting_on_failed),
+                ));
+            }
             if s.cache_write_errors > 0 {
                 lines.push(("cache write errors".to_owned(), s.cache_write_errors.to_string()));
             }
-            let advice = (s.failed > 0).then(|| {
-                format!(
-                    "{} requests failed after their retries (first: {}); their columns are documented nulls. Re-run the same command: the {} answered requests come from the cache and only the failed ones are sent",
-                    s.failed,
-                    s.first_failures.first().cloned().unwrap_or_default(),
-                    s.cached + s.answered
-                )
-            });
+            let advice = (s.failed > 0).then(|| super::failure_advice(&s, self.evaluator.cache_path().is_some()));
             Some(RunReport { lines, failures: s.failed, advice })
         }
 
