@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use factpico::{ScorerOptions, UnitArgs};
+use factpico::UnitArgs;
 
 use crate::input;
 
@@ -100,12 +100,6 @@ pub fn run(args: &LlmArgs) -> Result<i32> {
     }
 }
 
-fn scorer_options(a: &ExportArgs) -> ScorerOptions {
-    let mut o = ScorerOptions { metrics: a.metrics.clone(), ..ScorerOptions::default() };
-    a.units.apply(&mut o);
-    o
-}
-
 #[cfg(not(feature = "llm"))]
 mod imp {
     use super::{bail, ExportArgs, ImportArgs, Result};
@@ -129,8 +123,14 @@ mod imp {
     use factpico::units::llm::{LLM, LLM_PIPELINE};
     use factpico::Pair;
 
-    use super::{bail, input, scorer_options, ExportArgs, ImportArgs, Result};
+    use super::{bail, input, ExportArgs, ImportArgs, Result};
     use crate::term::path as shown;
+
+    fn scorer_options(a: &ExportArgs) -> factpico::ScorerOptions {
+        let mut o = factpico::ScorerOptions { metrics: a.metrics.clone(), ..factpico::ScorerOptions::default() };
+        a.units.apply(&mut o);
+        o
+    }
 
     /// A library error as the command line shows it (fields named by their flags).
     fn cli_err(e: impl std::fmt::Display) -> anyhow::Error {

@@ -263,3 +263,97 @@ pub fn import(cache: &Cache, results: &Path, requests: Option<&Path>) -> Result<
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::{LlmOptions, LlmRuntime, Protocol};
+
+    fn options(dir: &Path, base_url: Option<&str>) -> LlmOptions {
+        LlmOptions {
+            base_url: base_url.map(str::to_owned),
+            model: Some("m".into()),
+            served_model: Some("declared-m".into()),
+            runtime: LlmRuntime { cache: Some(dir.join("cache.sqlite")), ..LlmRuntime::default() },
+            ..LlmOptions::default()
+        }
+    }
+
+    fn completion(content: &str) -> Value {
+        serde_json::json!({"choices": [{"message": {"content": content}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}})
+    }
+
+    /// A declared served model needs no server; its keys do not depend on the base URL.
+    #[test]
+    fn declared_export_is_offline_and_keyed_without_the_url() {
+        let d = tempfile::tempdir().unwrap();
+        let spans = vec!["fewer exacerbations".to_owned()];
+        let rows = [RowInput { source: "An abstract.", summary: "A summary.", evidence: Some(&spans) }];
+        let offline = Evaluator::try_new(Protocol::FullText, &options(d.path(), None)).unwrap();
+        // nothing listens on port 9: a declared model is never asked for
+        let with_url = Evaluator::try_new(Protocol::FullText, &options(d.path(), Some("http://127.0.0.1:9/v1"))).unwrap();
+        let a = offline.batch_export(&rows).unwrap();
+        let b = with_url.batch_export(&rows).unwrap();
+        assert_eq!(a.requests.len(), 5, "4 elements + 1 span");
+        assert_eq!(a, b);
+        assert_eq!(offline.provenance()["base_url"], Value::Null);
+        assert_eq!(offline.provenance()["served_model"], serde_json::json!({"id": "declared-m", "declared": true}));
+        let line: Value = serde_json::from_str(&a.requests[0].line()).unwrap();
+        assert_eq!(line["url"], "/v1/chat/completions");
+        assert_eq!(line["custom_id"], a.requests[0].custom_id.as_str());
+        // Scored with no URL and nothing cached: failures naming the missing base URL, nothing sent.
+        let r = offline.evaluate(&rows);
+        assert!(r[0].nulls["llm_population"].contains("no `llm.base_url`"), "{:?}", r[0].nulls);
+
+        // Recorded, answered, imported: the next export finds nothing missing.
+        offline.record_exported(&a.requests).unwrap();
+        let results = d.path().join("results.jsonl");
+        let mut text = String::new();
+        for (i, r) in a.requests.iter().enumerate() {
+            let v = if i == 0 {
+                serde_json::json!({"id": "x", "custom_id": r.custom_id, "response": {"status_code": 500, "body": {"error": {"message": "boom"}}}, "error": null})
+            } else {
+                serde_json::json!({"id": "x", "custom_id": r.custom_id, "response": {"status_code": 200, "request_id": "q", "body": completion("Rating: 1\nRationale: ok")}, "error": null})
+            };
+            text.push_str(&format!("{v}\n"));
+        }
+        std::fs::write(&results, text).unwrap();
+        let cache = Cache::open(&d.path().join("cache.sqlite")).unwrap();
+        let rep = import(&cache, &results, None).unwrap();
+        assert_eq!((rep.lines, rep.imported, rep.already, rep.failed.len()), (5, 4, 0, 1));
+        assert!(rep.failed[0].starts_with("line 1 (custom_id") && rep.failed[0].contains("HTTP 500: boom"), "{:?}", rep.failed);
+        assert_eq!(cache.pending_len().unwrap(), 1);
+        let again = offline.batch_export(&rows).unwrap();
+        assert_eq!(again.requests.len(), 1);
+        assert_eq!(again.requests[0], a.requests[0]);
+        assert_eq!(again.cached, 4);
+        let rep = import(&cache, &results, None).unwrap();
+        assert_eq!((rep.imported, rep.already), (0, 4));
+    }
+
+    #[test]
+    fn refusals_name_the_line_and_import_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = Cache::open(&d.path().join("c.sqlite")).unwrap();
+        let body = serde_json::json!({"model": "m", "messages": []});
+        cache.put_pending("k1", "", "m", &body).unwrap();
+        let ok = serde_json::json!({"custom_id": "k1", "response": {"status_code": 200, "body": completion("x")}, "error": null});
+        let write = |name: &str, lines: &[Value]| {
+            let p = d.path().join(name);
+            std::fs::write(&p, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+            p
+        };
+        let foreign = write("r1.jsonl", &[ok.clone(), serde_json::json!({"custom_id": "k9", "response": {"status_code": 200, "body": completion("y")}})]);
+        let e = import(&cache, &foreign, None).unwrap_err().to_string();
+        assert!(e.contains("r1.jsonl line 2: custom_id k9 was not exported"), "{e}");
+        assert_eq!(cache.pending_len().unwrap(), 1, "nothing imported");
+        let req = write("req.jsonl", &[serde_json::json!({"custom_id": "k1", "method": "POST", "url": CHAT_COMPLETIONS_URL, "body": {"model": "m", "messages": [], "seed": 3}})]);
+        let one = write("r2.jsonl", &[ok]);
+        let e = import(&cache, &one, Some(&req)).unwrap_err().to_string();
+        assert!(e.contains("r2.jsonl line 1") && e.contains("`seed` differ"), "{e}");
+        let e = import(&cache, &write("r3.jsonl", &[serde_json::json!({"id": 1})]), None).unwrap_err().to_string();
+        assert!(e.contains("r3.jsonl line 1: no string `custom_id`"), "{e}");
+        assert_eq!(cache.pending_len().unwrap(), 1);
+    }
+}
