@@ -7,11 +7,12 @@
 //! * `factpico meta-eval` — agreement of metric columns with expert ratings (tables, plots).
 //! * `factpico report SCORES` — one self-contained HTML page to read a score file.
 //! * `factpico models list | pull | import | rm | path` — the published models by name (`models.rs`).
+//! * `factpico llm batch export | import` — the LLM metrics' requests as a Batch API file, and its answers.
 //! * `factpico setup ort` — install the ONNX Runtime library from PyPI for the model-based metrics.
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::{diff, logging, meta_eval, models, output, report, score, setup};
+use crate::{diff, llm_batch, logging, meta_eval, models, output, report, score, setup};
 
 /// Scores plain-language summaries of medical evidence for factuality and readability.
 #[derive(Debug, Parser)]
@@ -40,6 +41,9 @@ enum Cmd {
     Report(report::ReportArgs),
     /// List the available metrics and their output columns.
     Metrics,
+    /// The LLM metrics' batch files: `llm batch export` (the requests missing from the cache,
+    /// as an OpenAI Batch API / `vllm run-batch` input file), `llm batch import` (the answers).
+    Llm(llm_batch::LlmArgs),
     /// The published models metrics use: list, pull (download + install), import, rm, path.
     Models(models::ModelsArgs),
     /// Install what model-based metrics need (the ONNX Runtime library).
@@ -111,6 +115,7 @@ where
         Cmd::Score(a) => a.quiet,
         Cmd::Report(a) => a.quiet,
         Cmd::MetaEval(a) => a.quiet,
+        Cmd::Llm(a) => a.quiet(),
         _ => false,
     };
     logging::init(quiet, cli.verbose);
@@ -121,6 +126,7 @@ where
         Cmd::Report(a) => report::run(a),
         Cmd::Setup { what } => setup::run(what),
         Cmd::Models(a) => models::run(a),
+        Cmd::Llm(a) => llm_batch::run(a),
         // A closed standard output (`| head`) ends the listing quietly.
         Cmd::Metrics => output::print_stdout(&list_metrics()).map(|_| 0),
     };

@@ -17,6 +17,7 @@ pub const FIELD_FLAGS: &[(&str, &str)] = &[
     ("llm.base_url", "--llm-base-url"),
     ("llm.model", "--llm-model"),
     ("llm.api_key_env", "--llm-api-key-env"),
+    ("llm.served_model", "--llm-served-model"),
     ("llm.structured_output", "--llm-structured"),
     ("llm.preset", "--llm-preset"),
     ("llm.temperature", "--llm-temperature"),

@@ -9,6 +9,7 @@ pub mod term;
 
 mod diff;
 mod flags;
+mod llm_batch;
 mod logging;
 mod meta_eval;
 mod models;

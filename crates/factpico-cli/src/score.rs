@@ -110,31 +110,36 @@ impl ScoreArgs {
     /// metrics): `--input-field NAME=FIELD`, else a unit's own flag, else the field NAME.
     /// A mapping whose name no selected metric reads is an error.
     fn extra_fields(&self, inputs: &[&factpico::RowInput]) -> Result<Vec<input::ExtraField>> {
-        let from_units = self.units.input_fields();
-        for (name, _) in &self.fields.input_fields {
-            if !inputs.iter().any(|i| i.name == name) {
-                let known: Vec<&str> = inputs.iter().map(|i| i.name).collect();
-                bail!(
-                    "--input-field {name}=...: no selected metric reads a per-row input `{name}` (selected metrics read: {})",
-                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
-                );
-            }
-        }
-        Ok(inputs
-            .iter()
-            .map(|i| {
-                let explicit = self
-                    .fields
-                    .input_fields
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == i.name)
-                    .map(|(_, f)| f.clone())
-                    .or_else(|| from_units.iter().rev().find(|(n, _)| *n == i.name).map(|(_, f)| f.clone()));
-                input::ExtraField { name: i.name.to_owned(), explicit: explicit.is_some(), field: explicit.unwrap_or_else(|| i.name.to_owned()) }
-            })
-            .collect())
+        extra_fields(&self.fields, &self.units, inputs)
     }
+}
+
+/// The input fields of the per-row side inputs `inputs` (see [`ScoreArgs::extra_fields`]);
+/// shared with `factpico llm batch export`, which reads its input as `score` does.
+pub(crate) fn extra_fields(fields: &input::InputArgs, units: &UnitArgs, inputs: &[&factpico::RowInput]) -> Result<Vec<input::ExtraField>> {
+    let from_units = units.input_fields();
+    for (name, _) in &fields.input_fields {
+        if !inputs.iter().any(|i| i.name == name) {
+            let known: Vec<&str> = inputs.iter().map(|i| i.name).collect();
+            bail!(
+                "--input-field {name}=...: no selected metric reads a per-row input `{name}` (selected metrics read: {})",
+                if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+            );
+        }
+    }
+    Ok(inputs
+        .iter()
+        .map(|i| {
+            let explicit = fields
+                .input_fields
+                .iter()
+                .rev()
+                .find(|(n, _)| n == i.name)
+                .map(|(_, f)| f.clone())
+                .or_else(|| from_units.iter().rev().find(|(n, _)| *n == i.name).map(|(_, f)| f.clone()));
+            input::ExtraField { name: i.name.to_owned(), explicit: explicit.is_some(), field: explicit.unwrap_or_else(|| i.name.to_owned()) }
+        })
+        .collect())
 }
 
 /// Default output: `<input stem>.scores.jsonl` in the current directory (never beside the

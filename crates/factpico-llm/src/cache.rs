@@ -108,7 +108,14 @@ impl Cache {
                  reply TEXT NOT NULL,
                  created_unix INTEGER NOT NULL
              );
-             CREATE TABLE IF NOT EXISTS probes (key TEXT PRIMARY KEY, verdict TEXT NOT NULL, created_unix INTEGER NOT NULL);",
+             CREATE TABLE IF NOT EXISTS probes (key TEXT PRIMARY KEY, verdict TEXT NOT NULL, created_unix INTEGER NOT NULL);
+             CREATE TABLE IF NOT EXISTS batch_pending (
+                 key TEXT PRIMARY KEY,
+                 base_url TEXT NOT NULL,
+                 served_model TEXT NOT NULL,
+                 request TEXT NOT NULL,
+                 exported_unix INTEGER NOT NULL
+             );",
         )
         .map_err(|e| other("cannot create its tables", e))?;
         let format: String = conn
@@ -167,6 +174,70 @@ impl Cache {
         Ok(())
     }
 
+    /// Records a request written to a batch file (`factpico llm batch export`), so that its
+    /// answer can be imported later ([`Cache::import`]); a request exported again is replaced.
+    ///
+    /// # Errors
+    /// [`Error::CacheCorrupt`] / [`Error::Cache`].
+    pub fn put_pending(&self, key: &str, base_url: &str, served_model: &str, request: &serde_json::Value) -> Result<()> {
+        let now = i64::try_from(unix_now()).unwrap_or(0);
+        self.with("cannot write", |c| {
+            c.execute(
+                "INSERT OR REPLACE INTO batch_pending (key, base_url, served_model, request, exported_unix) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![key, base_url, served_model, canonical_json(request), now],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// The canonical JSON of the request exported under `key` and not answered yet.
+    ///
+    /// # Errors
+    /// [`Error::CacheCorrupt`] / [`Error::Cache`].
+    pub fn pending_request(&self, key: &str) -> Result<Option<String>> {
+        self.with("cannot read", |c| {
+            c.query_row("SELECT request FROM batch_pending WHERE key = ?1", params![key], |r| r.get(0)).optional()
+        })
+    }
+
+    /// The canonical JSON of the request answered under `key`, if any.
+    ///
+    /// # Errors
+    /// [`Error::CacheCorrupt`] / [`Error::Cache`].
+    pub fn answered_request(&self, key: &str) -> Result<Option<String>> {
+        self.with("cannot read", |c| c.query_row("SELECT request FROM replies WHERE key = ?1", params![key], |r| r.get(0)).optional())
+    }
+
+    /// Number of requests exported and not answered yet.
+    ///
+    /// # Errors
+    /// [`Error::CacheCorrupt`] / [`Error::Cache`].
+    pub fn pending_len(&self) -> Result<u64> {
+        self.with("cannot count", |c| c.query_row("SELECT count(*) FROM batch_pending", [], |r| r.get::<_, i64>(0)))
+            .map(|n| u64::try_from(n).unwrap_or(0))
+    }
+
+    /// Stores the answer of an exported request (`key` must be pending) and removes it from
+    /// the pending ones, in one transaction. `Ok(false)` when `key` is not pending.
+    ///
+    /// # Errors
+    /// [`Error::CacheCorrupt`] / [`Error::Cache`].
+    pub fn import(&self, key: &str, reply: &Reply) -> Result<bool> {
+        let now = i64::try_from(unix_now()).unwrap_or(0);
+        let reply = serde_json::to_string(reply).unwrap_or_default();
+        self.with("cannot write", |c| {
+            let tx = c.unchecked_transaction()?;
+            let n = tx.execute(
+                "INSERT OR IGNORE INTO replies (key, base_url, served_model, request, reply, created_unix)
+                 SELECT key, base_url, served_model, request, ?2, ?3 FROM batch_pending WHERE key = ?1",
+                params![key, reply, now],
+            )?;
+            tx.execute("DELETE FROM batch_pending WHERE key = ?1", params![key])?;
+            tx.commit()?;
+            Ok(n > 0)
+        })
+    }
+
     /// The stored verdict of a structured-output probe: `Some("")` when the server accepted the
     /// constraint, `Some(reason)` when it refused it.
     ///
@@ -209,6 +280,10 @@ impl Cache {
     pub fn is_empty(&self) -> Result<bool> {
         self.len().map(|n| n == 0)
     }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]

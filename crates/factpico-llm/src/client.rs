@@ -661,7 +661,7 @@ pub fn parse_retry_after(v: &str) -> Option<Duration> {
 }
 
 /// Reads a chat-completion body.
-fn parse_completion(text: &str) -> std::result::Result<Reply, String> {
+pub(crate) fn parse_completion(text: &str) -> std::result::Result<Reply, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("the body is not JSON ({e})"))?;
     if let Some(err) = v.get("error") {
         return Err(format!("HTTP 200 with an error: {err}"));

@@ -93,6 +93,11 @@ pub enum Error {
     #[error("cannot start the async runtime for LLM requests")]
     Runtime(#[source] std::io::Error),
 
+    /// A batch file (`factpico llm batch export` / `import`) that cannot be used: the message
+    /// names the file and the line.
+    #[error("{0}")]
+    Batch(String),
+
     /// The HTTP client could not be built.
     #[cfg(feature = "client")]
     #[error("cannot build the HTTP client")]

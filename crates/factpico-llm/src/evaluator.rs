@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cache::{request_key, Cache};
-use crate::client::{ApiKey, Client, Reply, RequestFailure, ServedModel, Traffic};
+use crate::client::{ApiKey, Client, Reply, RequestError, RequestFailure, ServedModel, Traffic};
 use crate::error::{Error, Result};
 use crate::options::{LlmOptions, PromptVariant, Protocol, Sampling, DEFAULT_RATIONALE_MAX};
 use crate::parse::{parse_free_text, parse_json, parse_rating_only, Parsed, Scale};
@@ -145,7 +145,17 @@ pub struct Evaluator {
     stats: Mutex<RunStats>,
     pending: Mutex<Pending>,
     traffic_at_start: Traffic,
+    /// The base URL in the cache keys: the client's, or "" with a declared served model.
+    key_base: String,
+    /// Whether requests can be sent (false: a declared served model and no base URL).
+    sendable: bool,
+    /// While a batch file is exported: the requests missing from the cache, collected
+    /// instead of sent ([`crate::batch`]).
+    collect: Mutex<Option<Vec<(String, Value)>>>,
 }
+
+/// The client's URL when none is given (a declared served model): never contacted.
+const NO_URL: &str = "http://no-base-url.invalid/v1";
 
 impl std::fmt::Debug for Evaluator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -173,7 +183,11 @@ impl Evaluator {
     /// (server down: reported at once, nothing retried), [`Error::Unauthorized`],
     /// [`Error::ModelNotServed`], [`Error::CacheCorrupt`], [`Error::Cache`], [`Error::Runtime`].
     pub fn try_new(protocol: Protocol, options: &LlmOptions) -> Result<Self> {
-        let base_url = required(&options.base_url, "`llm.base_url`")?;
+        let declared = options.served_model.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let base_url = match declared {
+            Some(_) if options.base_url.as_deref().is_none_or(|u| u.trim().is_empty()) => None,
+            _ => Some(required(&options.base_url, "`llm.base_url`")?),
+        };
         let model = required(&options.model, "`llm.model`")?;
         let key = match &options.api_key_env {
             Some(name) if !name.trim().is_empty() => Some(ApiKey::from_env(name.trim())?),
@@ -182,7 +196,7 @@ impl Evaluator {
         options.validate()?;
         let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
         options.runtime.prices()?;
-        let client = Client::new(base_url, model, key, options.runtime.client.clone())?;
+        let client = Client::new(base_url.unwrap_or(NO_URL), model, key, options.runtime.client.clone())?;
         let cache = options.runtime.cache_file().map(|p| Cache::open(&p)).transpose()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -190,7 +204,12 @@ impl Evaluator {
             .enable_all()
             .build()
             .map_err(Error::Runtime)?;
-        let served = run_blocking(&runtime, client.served_model())?;
+        let served = match declared {
+            // Declared: not asked, and keyed without the base URL (see `LlmOptions::served_model`).
+            Some(name) => ServedModel { id: name.to_owned(), identity: json!({"id": name, "declared": true}), llama_cpp: false, note: None },
+            None => run_blocking(&runtime, client.served_model())?,
+        };
+        let key_base = if declared.is_some() { String::new() } else { client.base_url().to_owned() };
         if let Some(note) = &served.note {
             log::warn!("{note}");
         }
@@ -210,8 +229,12 @@ impl Evaluator {
             runtime,
             stats: Mutex::new(RunStats::default()),
             pending: Mutex::new(Pending::default()),
+            key_base,
+            sendable: base_url.is_some(),
+            collect: Mutex::new(None),
         };
-        if options.structured_output != StructuredOutput::Off {
+        // A declared served model is not probed either: the constraint asked for is used.
+        if options.structured_output != StructuredOutput::Off && declared.is_none() {
             if let Some(why) = this.probe()? {
                 log::warn!(
                     "the server does not accept structured output {} ({why}); falling back to free text (`llm.structured_output` off)",
@@ -243,7 +266,28 @@ impl Evaluator {
     }
 
     fn key(&self, body: &Value) -> String {
-        request_key(self.client.base_url(), &self.served.identity, self.templates.version(), body)
+        request_key(&self.key_base, &self.served.identity, self.templates.version(), body)
+    }
+
+    /// The requests a run over `rows` would send now — distinct, not answered in the cache —
+    /// as (cache key, body), and the rows' results without them; nothing is sent. The
+    /// pipeline's rating requests (stage 2) are among them only for rows whose extraction
+    /// answers are all in the cache. Not for use while the evaluator scores elsewhere.
+    pub(crate) fn missing(&self, rows: &[RowInput<'_>]) -> (Vec<(String, Value)>, Vec<RowResult>) {
+        *self.collect.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Vec::new());
+        let results = self.evaluate(rows);
+        let got = self.collect.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().unwrap_or_default();
+        (got, results)
+    }
+
+    /// The cache, when one is used.
+    pub(crate) fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
+    }
+
+    /// The base URL in the cache keys ("" with a declared served model).
+    pub(crate) fn key_base(&self) -> &str {
+        &self.key_base
     }
 
     /// Sends one small request with the structured-output constraint. `Some(reason)` when the
@@ -311,7 +355,7 @@ impl Evaluator {
             "protocol": self.protocol,
             "reference": format!("{source} @ {commit}, code/llm_evaluations/"),
             "templates": self.templates.version(),
-            "base_url": self.client.base_url(),
+            "base_url": self.sendable.then(|| self.client.base_url()),
             "model": self.client.model(),
             "served_model": self.served.identity,
             "structured_output": self.structured,
@@ -543,7 +587,17 @@ impl Evaluator {
                 Err(e) => log::warn!("{e}; sending the request"),
             }
         }
-        match self.client.chat(&job.body).await {
+        if let Some(exported) = self.collect.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
+            exported.push((job.key.clone(), job.body.clone()));
+            return Outcome::Failed(RequestFailure { error: RequestError::NotSent("exported to a batch file".into()), attempts: 0 });
+        }
+        let sent = if self.sendable {
+            self.client.chat(&job.body).await
+        } else {
+            let why = "the answer is not in the cache and there is no `llm.base_url` to send the request to (a declared `llm.served_model`): give `llm.base_url`, or export it with `factpico llm batch export`";
+            Err(RequestFailure { error: RequestError::NotSent(why.into()), attempts: 0 })
+        };
+        match sent {
             Ok(reply) => {
                 if let Some(c) = &self.cache {
                     if let Err(e) = c.put(&job.key, self.client.base_url(), &self.served.id, &job.body, &reply) {

@@ -38,6 +38,8 @@
 //! request planning and `--explain` rendering — with no HTTP, async or SQLite dependency.
 
 #[cfg(feature = "client")]
+pub mod batch;
+#[cfg(feature = "client")]
 pub mod cache;
 #[cfg(feature = "client")]
 pub mod client;

@@ -176,6 +176,13 @@ pub struct LlmOptions {
     /// Name of the environment variable holding the API key (never the key). `None`: no
     /// `Authorization` header (local servers).
     pub api_key_env: Option<String>,
+    /// The served model's identity, declared instead of asked (`GET /v1/models`): the cache
+    /// is keyed by this name (and not by the base URL), no structured-output probe is sent,
+    /// and `base_url` becomes optional (needed only to send requests). For batch files run
+    /// offline (`vllm run-batch`, OpenAI's Batch API) and for scoring from the cache with
+    /// no server. Runs declaring the same name share answers; a run that asks the server
+    /// (no declared name) keys by the server's entry and shares none with them.
+    pub served_model: Option<String>,
     /// Constraint on rating replies (default `json-schema`).
     pub structured_output: StructuredOutput,
     /// Sampling preset (default `deterministic`).
@@ -303,6 +310,7 @@ impl std::fmt::Debug for LlmOptions {
             base_url,
             model,
             api_key_env,
+            served_model,
             structured_output,
             preset,
             temperature,
@@ -323,6 +331,7 @@ impl std::fmt::Debug for LlmOptions {
             .field("base_url", &base_url.as_deref().map(redact_url))
             .field("model", model)
             .field("api_key_env", api_key_env)
+            .field("served_model", served_model)
             .field("structured_output", structured_output)
             .field("preset", preset)
             .field("temperature", temperature)

@@ -19,6 +19,9 @@ use crate::session::RuntimeOptions;
 use crate::Result;
 
 pub use factpico_llm::{ClientOptions, Error as LlmError, LlmOptions, LlmRuntime, SamplingPreset, StructuredOutput, Target};
+/// The evaluators' crate (its `Evaluator` and `batch` files, for `factpico llm batch`).
+#[cfg(feature = "llm")]
+pub use factpico_llm;
 
 const REFERENCE: &str = "lilywchen/FactPICO 2e16993, code/llm_evaluations/ (llm_gen.py, result_gen.py; pico_extract.py, res_extract.py), prompts verbatim in crates/factpico-llm/templates/factpico.json";
 
@@ -90,6 +93,11 @@ pub struct LlmArgs {
     /// Authorization header). The key is never written anywhere.
     #[arg(long, value_name = "VAR")]
     pub llm_api_key_env: Option<String>,
+    /// LLM metrics: declare the served model's identity instead of asking the server
+    /// (GET /v1/models): the cache is keyed by NAME, no probe is sent and --llm-base-url is
+    /// needed only to send requests (batch files run offline, scoring from the cache).
+    #[arg(long, value_name = "NAME")]
+    pub llm_served_model: Option<String>,
     /// LLM metrics: constraint on rating replies: json-schema (default; OpenAI structured
     /// outputs), grammar (llama.cpp GBNF), off (the paper's free text). A server that
     /// rejects it falls back to off (recorded in the provenance).
@@ -296,6 +304,9 @@ impl MetricUnit for Llm {
         }
         if args.llm_api_key_env.is_some() {
             o.api_key_env.clone_from(&args.llm_api_key_env);
+        }
+        if args.llm_served_model.is_some() {
+            o.served_model.clone_from(&args.llm_served_model);
         }
         if let Some(s) = args.llm_structured {
             o.structured_output = s;
