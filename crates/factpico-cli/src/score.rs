@@ -75,8 +75,10 @@ pub struct ScoreArgs {
     #[arg(long)]
     pub resume: bool,
     /// Rows scored per block (memory bound; each block is scored in parallel, then written).
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
-    pub block_size: u64,
+    /// Default 256; with an LLM metric 4 × the LLM concurrency (at least 8), so that the
+    /// finished rows reach the output (its .partial file) as the run goes.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub block_size: Option<u64>,
     /// Rayon worker threads (1-1024; default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub jobs: Option<u16>,
@@ -238,8 +240,9 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         .metrics
         .iter()
         .filter_map(|m| factpico::metric_info(m))
-        .any(|i| i.name == factpico::units::llm::LLM.name || i.name == factpico::units::llm::LLM_PIPELINE.name);
+        .any(|i| i.feature == Some("llm"));
     let cache = options.llm.runtime.cache_file().filter(|_| llm_selected);
+    let llm_concurrency = options.llm.runtime.client.concurrency;
     let databases: Vec<(&str, &Path)> = cache.iter().map(|p| ("the LLM request cache (--llm-cache)", p.as_path())).collect();
     output::check_paths(
         &inputs,
@@ -396,7 +399,11 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     let progress = progress_bar(total, !draws_progress(args.quiet, streams_to_stdout, std::io::stdout().is_terminal()));
     progress.set_position(skip);
 
-    let block = usize::try_from(args.block_size).unwrap_or(256);
+    let block = match args.block_size {
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        None if llm_selected => (4 * llm_concurrency).max(8),
+        None => 256,
+    };
     let retrying = retry.is_some();
     // A retry that stops early leaves the finished output as it was, and no partial file
     // (which the next --resume would continue instead of retrying).
@@ -454,7 +461,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             .filter_map(|(r, _)| r.as_ref().ok())
             .map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras))
             .collect();
-        let mut scored = scorer.score_pairs(&pairs).into_iter();
+        let mut scored = score_with_progress(&scorer, &pairs, &progress).into_iter();
         for (rec, keep) in recs.iter().zip(kept) {
             if let Some((row, line)) = keep {
                 writer.write_line(&line)?;
@@ -703,6 +710,36 @@ fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stder
     false
 }
 
+/// Scores a block while showing the metrics' live status ([`factpico::Scorer::progress`]: an
+/// LLM evaluator's requests) in the bar's message, and — as the bar is not drawn when
+/// standard error is not a terminal — as an info log line (`-v`) every 5 seconds when it
+/// changed.
+fn score_with_progress(scorer: &factpico::Scorer, pairs: &[Pair<'_>], bar: &indicatif::ProgressBar) -> Vec<Report> {
+    if scorer.metrics().all(|m| m.progress().is_none()) {
+        return scorer.score_pairs(pairs);
+    }
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let line = || scorer.progress().into_iter().map(|(m, l)| format!("{m}: {l}")).collect::<Vec<_>>().join("; ");
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut logged = (std::time::Instant::now(), String::new());
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let now = line();
+                bar.set_message(now.clone());
+                if logged.0.elapsed() >= std::time::Duration::from_secs(5) && now != logged.1 {
+                    log::info!("{now}");
+                    logged = (std::time::Instant::now(), now);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+            bar.set_message(line());
+        });
+        let out = scorer.score_pairs(pairs);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        out
+    })
+}
+
 /// Whether `score` draws its progress bar (on standard error): not under `-q`, and not when
 /// rows or CSV lines stream to standard output on a terminal (the bar, drawn on the same
 /// terminal, would be glued into the rows). A bar on a non-terminal standard error is hidden
@@ -721,8 +758,8 @@ fn progress_bar(total: Option<u64>, hidden: bool) -> indicatif::ProgressBar {
     };
     pb.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
     let style = match total {
-        Some(_) => "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} rows ({per_sec}, eta {eta})",
-        None => "{spinner} [{elapsed_precise}] {pos} rows ({per_sec})",
+        Some(_) => "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} rows ({per_sec}, eta {eta}) {wide_msg}",
+        None => "{spinner} [{elapsed_precise}] {pos} rows ({per_sec}) {wide_msg}",
     };
     if let Ok(s) = indicatif::ProgressStyle::with_template(style) {
         pb.set_style(s);

@@ -52,6 +52,9 @@ pub struct RowResult {
 /// Totals of the requests an evaluator made, over its lifetime.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RunStats {
+    /// Requests planned so far: the distinct requests of every batch handed to the evaluator
+    /// (those done are `requests`); the denominator of the live progress.
+    pub planned: u64,
     /// Distinct requests needed (after de-duplication within each batch).
     pub requests: u64,
     /// Answered from the cache.
@@ -563,6 +566,7 @@ impl Evaluator {
                 unique.push(j);
             }
         }
+        self.with_stats(|s| s.planned += unique.len() as u64);
         let futures = unique.iter().map(|j| async move { (j.key.clone(), self.fetch(j).await) });
         let results = futures_util::future::join_all(futures).await;
         results.into_iter().collect()

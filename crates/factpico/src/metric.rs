@@ -279,6 +279,14 @@ pub trait Metric: Send + Sync {
         None
     }
 
+    /// A one-line live status of long-running work while [`Metric::score_batch`] runs (e.g.
+    /// an LLM evaluator's requests: sent, answered, from the cache, failed, retries, tokens
+    /// per second), polled from another thread by `factpico score`'s progress display.
+    /// Default: `None` (rows are the unit of progress).
+    fn progress(&self) -> Option<String> {
+        None
+    }
+
     /// Columns shown in the per-system summary table (default: the primary columns of
     /// [`Metric::info`]); a metric whose headline depends on its options overrides it.
     fn summary_columns(&self) -> Vec<&'static str> {

@@ -232,6 +232,12 @@ impl Scorer {
         self.metrics.iter().filter_map(|m| m.run_report().map(|r| (m.info().name, r))).collect()
     }
 
+    /// The live status lines of the metrics that report one ([`Metric::progress`]), as
+    /// `(metric, line)`; callable from another thread while a batch is being scored.
+    pub fn progress(&self) -> Vec<(&'static str, String)> {
+        self.metrics.iter().filter_map(|m| m.progress().map(|p| (m.info().name, p))).collect()
+    }
+
     /// The metrics, in the requested order.
     pub fn metrics(&self) -> impl Iterator<Item = &dyn Metric> {
         self.metrics.iter().map(|m| m.as_ref())

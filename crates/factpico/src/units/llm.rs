@@ -525,13 +525,26 @@ mod imp {
         let evaluator = Evaluator::try_new(protocol, options).map_err(|e| Error::init(metric.name, e))?;
         let info: &'static MetricInfo = if protocol == Protocol::Pipeline { &LLM_PIPELINE } else { &LLM };
         let separator = options.evidence_separator.clone().unwrap_or_else(|| DEFAULT_EVIDENCE_SEPARATOR.to_owned());
-        Ok(Box::new(LlmMetric { info, evaluator, separator }))
+        Ok(Box::new(LlmMetric { info, evaluator, separator, started: std::time::Instant::now() }))
     }
 
     struct LlmMetric {
         info: &'static MetricInfo,
         evaluator: Evaluator,
         separator: String,
+        /// When the metric was built: the clock of the tokens-per-second figure.
+        started: std::time::Instant,
+    }
+
+    /// The live line of [`Metric::progress`]: requests done of those planned so far, how
+    /// they ended, retries, and completion tokens per second of the sent requests.
+    pub(super) fn progress_line(s: &factpico_llm::RunStats, elapsed: std::time::Duration) -> String {
+        let secs = elapsed.as_secs_f64();
+        let rate = if secs > 0.0 { s.completion_tokens as f64 / secs } else { 0.0 };
+        format!(
+            "{}/{} requests: {} from the cache, {} answered, {} failed, {} retries; {rate:.1} completion tokens/s",
+            s.requests, s.planned, s.cached, s.answered, s.failed, s.retries
+        )
     }
 
     impl Metric for LlmMetric {
@@ -596,6 +609,10 @@ mod imp {
             }
             let advice = (s.failed > 0).then(|| super::failure_advice(&s, self.evaluator.cache_path().is_some()));
             Some(RunReport { lines, failures: s.failed, advice })
+        }
+
+        fn progress(&self) -> Option<String> {
+            Some(progress_line(&self.evaluator.stats(), self.started.elapsed()))
         }
 
         /// All rows' requests run concurrently (bounded by `llm.runtime.client.concurrency`); a failed
