@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 24 item 9: which llama.cpp server settings make temperature-0 replies reproducible
 # without factpico's cache. For each setting, the same 60 requests (the first 20 Shaib 2023
-# plain summaries x P, I, O; published prompts, json-schema, 120-character rationale) are sent
+# plain summaries x P, I, O; published prompts, json-schema, 120-character rationale, 96 tokens) are sent
 # twice with --llm-no-cache, and the two runs' raw replies compared request by request.
 #
 #   python3 docs/llm-data.py ../shared/data .factpico/llm 100
@@ -24,7 +24,7 @@ for setting in "2 on" "1 on" "1 off" "2 off"; do
     t0=$SECONDS
     "$FACTPICO" score "$D/in.jsonl" --metrics llm --llm-base-url http://127.0.0.1:$port/v1 --llm-model m \
       --llm-elements population,intervention,outcome --llm-concurrency "$slots" --llm-rationale-max-chars 120 \
-      --llm-no-cache --explain -q -o "$D/$slots-$pc-$run.jsonl" 2>/dev/null
+      --llm-max-tokens 96 --llm-no-cache --explain -q -o "$D/$slots-$pc-$run.jsonl" 2>/dev/null
     echo "$((SECONDS - t0))" > "$D/$slots-$pc-$run.secs"
   done
   kill $srv; wait $srv 2>/dev/null
