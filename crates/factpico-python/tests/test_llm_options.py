@@ -65,3 +65,28 @@ def test_runtime_is_not_recorded(tmp_path: Path) -> None:
     assert tuned.provenance == plain.provenance
     with pytest.raises(ValueError, match="unknown field 'runtme' in Scorer option 'llm'; its fields are: .*runtime"):
         factpico.Scorer(["rougeL"], llm={"runtme": {}})
+
+
+@pytest.mark.parametrize(
+    "llm, match",
+    [
+        ({"samples": 3}, r"`llm\.samples` 3 needs a temperature above 0"),
+        ({"samples": 0}, r"`llm\.samples` must be from 1 to 64"),
+        ({"prompt": "rating-only", "rationale_first": True}, r"`llm\.rationale_first` cannot be combined with `llm\.prompt` rating-only"),
+    ],
+)
+def test_second_step_options_are_checked_by_field(llm, match) -> None:
+    # issue 24 items 1-3 from Python: the same checks as the CLI's, named by field
+    with pytest.raises(ValueError, match=match) as e:
+        factpico.Scorer(["llm"], llm={"base_url": _closed_url(), "model": "m", **llm})
+    assert "--llm" not in str(e.value)
+
+
+def test_second_step_options_are_recorded_only_when_set() -> None:
+    plain = factpico.Scorer(["rougeL"])
+    assert not {"logprobs", "prompt", "rationale_first", "samples"} & set(plain.options["llm"]), plain.options["llm"]
+    set_ = factpico.Scorer(["rougeL"], llm={"logprobs": True, "prompt": "rating-only", "samples": 2, "temperature": 0.7})
+    o = set_.options["llm"]
+    assert (o["logprobs"], o["prompt"], o["samples"]) == (True, "rating-only", 2), o
+    with pytest.raises(ValueError, match="chatty"):
+        factpico.Scorer(["rougeL"], llm={"prompt": "chatty"})
