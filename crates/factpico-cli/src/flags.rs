@@ -31,6 +31,7 @@ pub const FIELD_FLAGS: &[(&str, &str)] = &[
     ("llm.prompt", "--llm-prompt"),
     ("llm.rationale_first", "--llm-rationale-first"),
     ("llm.samples", "--llm-samples"),
+    ("llm.minicheck_chunk_size", "--llm-minicheck-chunk-size"),
     ("llm.evidence_separator", "--evidence-separator"),
     ("llm.runtime.client.concurrency", "--llm-concurrency"),
     ("llm.runtime.client.timeout_s", "--llm-timeout"),

@@ -548,6 +548,39 @@ impl Client {
         }
     }
 
+    /// Counts the tokens of `text` with the served model's own tokenizer, without special
+    /// tokens: `POST <root>/tokenize`, the root being the base URL without its `/v1`. One body
+    /// serves llama.cpp's server (`content`, `add_special`) and vLLM (`prompt`,
+    /// `add_special_tokens`, `model`); both answer `{"tokens": [...]}`. One attempt, no
+    /// accounting (not a chat request).
+    ///
+    /// # Errors
+    /// A message: transport error, HTTP status with the server's message, or no `tokens` list
+    /// (servers without the endpoint, such as OpenAI or Ollama).
+    pub async fn count_tokens(&self, text: &str) -> std::result::Result<usize, String> {
+        let root = self.base_url.strip_suffix("/v1").unwrap_or(&self.base_url);
+        let timeout = Duration::from_secs_f64(self.options.timeout_s);
+        let body = serde_json::json!({
+            "content": text, "add_special": false,
+            "prompt": text, "add_special_tokens": false, "model": self.model,
+        });
+        let mut r = self.http.post(format!("{root}/tokenize")).timeout(timeout).json(&body);
+        if let Some(k) = &self.key {
+            r = r.bearer_auth(&k.0);
+        }
+        let resp = r.send().await.map_err(|e| self.transport_error(&e, timeout).to_string())?;
+        let status = resp.status().as_u16();
+        let text = self.read_capped(resp, timeout).await.map_err(|e| e.to_string())?;
+        if status != 200 {
+            return Err(format!("{root}/tokenize answered HTTP {status}: {}", self.redact(&server_message(&text))));
+        }
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{root}/tokenize: the body is not JSON ({e})"))?;
+        v.get("tokens")
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::len)
+            .ok_or_else(|| format!("{root}/tokenize: no `tokens` list in the answer"))
+    }
+
     fn stopped(&self) -> Option<String> {
         self.stop.lock().map(|g| g.clone()).unwrap_or_else(|p| p.into_inner().clone())
     }

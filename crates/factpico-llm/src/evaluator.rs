@@ -115,9 +115,9 @@ struct Pending {
 
 /// A job: one chat request.
 #[derive(Debug, Clone)]
-struct Job {
-    key: String,
-    body: Value,
+pub(crate) struct Job {
+    pub(crate) key: String,
+    pub(crate) body: Value,
 }
 
 /// A rating prompt's jobs: one per sample.
@@ -128,7 +128,7 @@ type Stage2 = (Vec<Option<Jobs>>, Vec<Option<Jobs>>);
 
 /// A request's outcome.
 #[derive(Debug, Clone)]
-enum Outcome {
+pub(crate) enum Outcome {
     Answered { reply: Reply, cached: bool },
     Failed(RequestFailure),
 }
@@ -140,11 +140,11 @@ pub struct Evaluator {
     options: LlmOptions,
     sampling: Sampling,
     rationale_max: usize,
-    client: Client,
-    cache: Option<Cache>,
+    pub(crate) client: Client,
+    pub(crate) cache: Option<Cache>,
     served: ServedModel,
     structured: StructuredUse,
-    runtime: tokio::runtime::Runtime,
+    pub(crate) runtime: tokio::runtime::Runtime,
     stats: Mutex<RunStats>,
     pending: Mutex<Pending>,
     traffic_at_start: Traffic,
@@ -553,12 +553,12 @@ impl Evaluator {
         }
     }
 
-    fn job(&self, body: Value) -> Job {
+    pub(crate) fn job(&self, body: Value) -> Job {
         Job { key: self.key(&body), body }
     }
 
     /// Runs the distinct jobs concurrently: cache first, then the server.
-    async fn execute(&self, jobs: &[&Job]) -> HashMap<String, Outcome> {
+    pub(crate) async fn execute(&self, jobs: &[&Job]) -> HashMap<String, Outcome> {
         let mut unique: Vec<&Job> = Vec::with_capacity(jobs.len());
         let mut seen = std::collections::HashSet::new();
         for j in jobs {
@@ -636,7 +636,7 @@ impl Evaluator {
         }
     }
 
-    fn with_stats(&self, f: impl FnOnce(&mut RunStats)) {
+    pub(crate) fn with_stats(&self, f: impl FnOnce(&mut RunStats)) {
         let mut g = self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         f(&mut g);
     }
@@ -1017,7 +1017,7 @@ fn extraction_detail(o: Option<&Outcome>, text: &str) -> Value {
 
 /// Runs a future to completion on `rt`, also when called from inside another tokio runtime
 /// (then on a scoped helper thread, since a runtime cannot block inside another).
-fn run_blocking<F: std::future::Future + Send>(rt: &tokio::runtime::Runtime, f: F) -> F::Output
+pub(crate) fn run_blocking<F: std::future::Future + Send>(rt: &tokio::runtime::Runtime, f: F) -> F::Output
 where
     F::Output: Send,
 {

@@ -47,6 +47,7 @@ mod error;
 #[cfg(feature = "client")]
 mod evaluator;
 pub mod explain;
+pub mod minicheck;
 mod options;
 pub mod parse;
 mod requests;
@@ -68,3 +69,5 @@ pub use templates::{Element, Messages, Templates};
 
 #[cfg(feature = "client")]
 pub use client::Traffic;
+#[cfg(feature = "client")]
+pub use minicheck::MiniCheckEvaluator;

@@ -229,6 +229,11 @@ pub struct LlmOptions {
     /// readable samples; the detail has every sample, the majority rating and the spread.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub samples: Option<u32>,
+    /// `llm_minicheck` only: the largest document chunk, in tokens of the served model
+    /// (default [`crate::minicheck::DEFAULT_CHUNK_SIZE`] = 32,768 − 300, the reference's
+    /// `max_model_len` minus its claim reserve). Set it to the server's context minus 300.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minicheck_chunk_size: Option<usize>,
     /// How requests travel: concurrency, timeouts, retries, cache location ([`LlmRuntime`]).
     /// Read from JSON (`"runtime": {"client": {"concurrency": 8}, "cache": "/tmp/c.sqlite"}`)
     /// but never serialised: results do not depend on it, so it is not part of the
@@ -325,6 +330,7 @@ impl std::fmt::Debug for LlmOptions {
             prompt,
             rationale_first,
             samples,
+            minicheck_chunk_size,
             runtime,
         } = self;
         f.debug_struct("LlmOptions")
@@ -346,6 +352,7 @@ impl std::fmt::Debug for LlmOptions {
             .field("prompt", prompt)
             .field("rationale_first", rationale_first)
             .field("samples", samples)
+            .field("minicheck_chunk_size", minicheck_chunk_size)
             .field("runtime", runtime)
             .finish()
     }

@@ -3,7 +3,8 @@ small fault-injecting proxy.
 
     python llm_harness.py [--model PATH.gguf] [--parallel N] [--ctx N]
     python llm_harness.py backend --model PATH.gguf [--parallel N]   # the server alone: prints {"url"}
-    python llm_harness.py tiny OUT.gguf                              # only write the tiny GGUF
+    python llm_harness.py tiny OUT.gguf [--minicheck]                # only write the tiny GGUF
+    python llm_harness.py --minicheck                                # the MiniCheck variant (below)
 
 Without ``--model`` it writes a tiny random-weight llama-architecture GGUF (PyPI ``gguf``;
 2 layers, width 64, a 259-token byte-level GPT-2-style vocabulary and a plain-text chat
@@ -19,7 +20,7 @@ each stdin line is a JSON command answered by one stdout JSON line:
 * ``{"cmd": "faults", "faults": [...], "delay": s}`` -- queue of per-chat-request faults,
   consumed in order: ``{"status": 429, "retry_after": "1"}`` / ``{"status": 500}`` (answered
   by the proxy, not forwarded), ``{"content": "text"}`` (forwarded; the real reply's content
-  replaced), ``{"delay": s}`` (forwarded after s seconds), ``{"status": 401, "echo_auth": true}``
+  replaced), ``{"strip_logprobs": true}`` (forwarded; the reply's ``logprobs`` removed), ``{"delay": s}`` (forwarded after s seconds), ``{"status": 401, "echo_auth": true}``
   (an OpenAI-style 401 quoting the Authorization header). ``delay`` (optional): every later
   chat request waits that long before being forwarded.
 * ``{"cmd": "model_faults", "faults": [{"status": 503, "message": "Loading model"}, ...]}`` --
@@ -34,9 +35,11 @@ each stdin line is a JSON command answered by one stdout JSON line:
   ``answered`` (200 replies passed on), ``models`` (model-list requests), ``other``,
   ``times`` (arrival times of chat requests, s), ``auth`` (Authorization headers seen),
   ``bodies`` (the last 50 chat request bodies), ``replies`` (the last 50 chat replies with
-  status 200, as sent on to the client).
+  status 200, as sent on to the client); with ``"exchanges": true`` also ``exchanges``: the
+  last 500 answered chat requests as ``{"body", "reply"}`` (the reply as passed on).
 * ``{"cmd": "faults", ..., "strip_logprobs": true}``: from now on, remove ``logprobs`` from
-  every forwarded reply (a server that does not support them).
+  every forwarded reply (a server that does not support them); a per-request fault
+  ``{"strip_logprobs": true}`` does it for one request.
 
 EOF on stdin stops everything.
 """
@@ -56,7 +59,18 @@ import urllib.request
 
 
 # ------------------------------------------------------------------ tiny model
-def write_tiny_gguf(out, seed=0):
+# Whole-word answer tokens of the ``--minicheck`` variant, with the logit each gets after the
+# chat template's closing newline: Bespoke-MiniCheck's rule counts "Yes", "yes", "YES" (not
+# " Yes"), so the top-5 alternatives mix counted and uncounted texts.
+MINICHECK_TOKENS = {"Yes": 4.0, "No": 3.8, "\u0120Yes": 3.5, "yes": 3.0, "YES": 2.0}
+
+
+def write_tiny_gguf(out, seed=0, minicheck=False):
+    """The tiny GGUF. ``minicheck``: a variant (only for the MiniCheck test; the default file is
+    unchanged) whose vocabulary also has the whole-word tokens of ``MINICHECK_TOKENS``, and whose
+    newline embedding is large and answer-token output rows point along it, so that after the
+    template's final newline those tokens hold the top-5 with probabilities that vary a little
+    with the prompt."""
     import numpy as np
     import gguf
 
@@ -74,7 +88,9 @@ def write_tiny_gguf(out, seed=0):
         return {b: chr(c) for b, c in zip(bs, cs)}
 
     table = bytes_to_unicode()
-    tokens = [table[b] for b in range(256)] + ["\u0120t", "\u0120a", "<|endoftext|>"]
+    tokens = [table[b] for b in range(256)] + ["\u0120t", "\u0120a"]
+    tokens += list(MINICHECK_TOKENS) if minicheck else []
+    tokens += ["<|endoftext|>"]
     types = [gguf.TokenType.NORMAL] * (len(tokens) - 1) + [gguf.TokenType.CONTROL]
     w = gguf.GGUFWriter(out, "llama")
     w.add_name("factpico-tiny-random-llama")
@@ -101,9 +117,17 @@ def write_tiny_gguf(out, seed=0):
                         "{% if add_generation_prompt %}### assistant:\n{% endif %}")
     f = lambda *shape: (rng.standard_normal(shape) * 0.02).astype(np.float32)
     ones = lambda n: np.ones(n, dtype=np.float32)
-    w.add_tensor("token_embd.weight", f(len(tokens), n_embd))
+    embd, output = f(len(tokens), n_embd), f(len(tokens), n_embd)
+    if minicheck:
+        nl = 10  # the byte token of "\n": the prompt's last token
+        direction = embd[nl] / np.linalg.norm(embd[nl])
+        embd[nl] = direction * 0.4
+        for t, logit in MINICHECK_TOKENS.items():
+            # RMSNorm makes the last hidden state ~ sqrt(n_embd) * direction
+            output[tokens.index(t)] = direction * (logit / np.sqrt(n_embd))
+    w.add_tensor("token_embd.weight", embd)
     w.add_tensor("output_norm.weight", ones(n_embd))
-    w.add_tensor("output.weight", f(len(tokens), n_embd))
+    w.add_tensor("output.weight", output)
     for i in range(n_layer):
         p = f"blk.{i}."
         w.add_tensor(p + "attn_norm.weight", ones(n_embd))
@@ -150,6 +174,7 @@ class State:
         self.bodies = []
         self.replies = []
         self.strip_logprobs = False
+        self.exchanges = []
         self.t0 = time.time()
 
 
@@ -274,7 +299,7 @@ class Harness:
                     v = json.loads(data)
                     v["choices"][0]["message"]["content"] = fault["content"]
                     data = json.dumps(v).encode()
-                if status == 200 and st.strip_logprobs:
+                if status == 200 and (st.strip_logprobs or fault.get("strip_logprobs")):
                     v = json.loads(data)
                     for ch in v.get("choices", []):
                         ch.pop("logprobs", None)
@@ -290,6 +315,11 @@ class Harness:
                 with st.lock:
                     if status == 200:
                         st.counters["answered"] += 1
+                        try:
+                            st.exchanges.append({"body": json.loads(body), "reply": json.loads(data)})
+                        except ValueError:
+                            pass
+                        st.exchanges = st.exchanges[-500:]
                         if st.kill_after is not None:
                             st.kill_after -= 1
                             kill = st.kill_after <= 0
@@ -344,8 +374,11 @@ class Harness:
             return {"ok": True, "backend": self.backend_url}
         if cmd == "state":
             with st.lock:
-                return {"counters": dict(st.counters), "times": list(st.times), "auth": list(st.auth),
-                        "bodies": list(st.bodies), "replies": list(st.replies)}
+                out = {"counters": dict(st.counters), "times": list(st.times), "auth": list(st.auth),
+                       "bodies": list(st.bodies), "replies": list(st.replies)}
+                if c.get("exchanges"):
+                    out["exchanges"] = list(st.exchanges)
+                return out
         return {"error": f"unknown command {cmd!r}"}
 
 
@@ -358,16 +391,17 @@ def main():
     ap.add_argument("--ctx", type=int, default=4096 * 2)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--minicheck", action="store_true", help="the tiny GGUF's MiniCheck variant (Yes/No tokens)")
     args = ap.parse_args()
     if args.role == "backend":
         return backend(args)
     if args.role == "tiny":
-        return write_tiny_gguf(args.out)
+        return write_tiny_gguf(args.out, minicheck=args.minicheck)
     tmp = None
     if not args.model:
         tmp = tempfile.TemporaryDirectory(prefix="factpico-llm-harness-")
         args.model = os.path.join(tmp.name, "tiny-random-llama.gguf")
-        write_tiny_gguf(args.model)
+        write_tiny_gguf(args.model, minicheck=args.minicheck)
     h = Harness(args)
     print(json.dumps({"proxy": f"http://127.0.0.1:{h.port}/v1", "backend": h.backend_url, "model": args.model}), flush=True)
     for line in sys.stdin:

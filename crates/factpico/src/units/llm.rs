@@ -74,6 +74,21 @@ pub static LLM_PIPELINE: MetricInfo = MetricInfo::new(
 .aliases(&["llm-pipeline", "llm_pico_r"])
 .inputs(&[EVIDENCE]);
 
+/// `llm_minicheck` (Bespoke-MiniCheck as a claim checker) registry entry.
+pub static LLM_MINICHECK: MetricInfo = MetricInfo::new(
+    "llm_minicheck",
+    "Bespoke-MiniCheck (or another model) as a claim checker over an OpenAI-compatible server: per summary sentence and abstract chunk, the reference's prompt, one token, P(yes) from the top-5 logprobs; min over sentences of the max over chunks",
+    factpico_llm::minicheck::REFERENCE,
+    &[
+        ColumnInfo::new("llm_minicheck", "P(supported): min over the summary's sentences of the max over abstract chunks of the summed probability of the top-5 first-token alternatives whose lowercased text is \"yes\"", Hi)
+            .range(Some(0.0), Some(1.0))
+            .primary(),
+        ColumnInfo::new("llm_minicheck_label", "1 iff llm_minicheck > 0.5 (every sentence supported), else 0", Hi).range(Some(0.0), Some(1.0)),
+    ],
+)
+.model("llm")
+.aliases(&["llm-minicheck", "bespoke_minicheck", "bespoke-minicheck"]);
+
 /// The `llm` unit.
 pub struct Llm;
 
@@ -173,6 +188,11 @@ pub struct LlmArgs {
     /// on HTTP 5xx, timeouts or transport errors (default 5; 0 = never; 429 does not count).
     #[arg(long)]
     pub llm_stop_after_failures: Option<u32>,
+    /// llm_minicheck: largest abstract chunk in tokens of the served model (default 32468 =
+    /// 32768 - 300, the reference's; use the server's context minus 300). Counted by the
+    /// server's /tokenize only when the abstract may exceed it.
+    #[arg(long, value_name = "N")]
+    pub llm_minicheck_chunk_size: Option<usize>,
     /// LLM metrics: the request cache file (default $FACTPICO_HOME/llm-cache.sqlite).
     #[arg(long)]
     pub llm_cache: Option<std::path::PathBuf>,
@@ -213,7 +233,7 @@ impl MetricUnit for Llm {
     type Options = LlmOptions;
     #[cfg(feature = "cli")]
     type Args = LlmArgs;
-    const METRICS: &'static [&'static MetricInfo] = &[&LLM, &LLM_PIPELINE];
+    const METRICS: &'static [&'static MetricInfo] = &[&LLM, &LLM_PIPELINE, &LLM_MINICHECK];
     const COMPILED_IN: bool = cfg!(feature = "llm");
 
     fn build(metric: &'static MetricInfo, options: &LlmOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
@@ -232,6 +252,9 @@ impl MetricUnit for Llm {
     /// Pipeline: the stage-1 extractions (with the quotes found in the texts); both: one
     /// [`Rating`] per element and per evidence span, with the rationale and the raw reply.
     fn explain(metric: &'static MetricInfo, detail: &serde_json::Value) -> Vec<ExplainBlock> {
+        if metric.name == LLM_MINICHECK.name {
+            return explain_minicheck(detail);
+        }
         let Ok(d) = serde_json::from_value::<Detail>(detail.clone()) else {
             return crate::explain::generic(detail);
         };
@@ -332,6 +355,7 @@ impl MetricUnit for Llm {
         }
         o.rationale_first |= args.llm_rationale_first;
         o.samples = args.llm_samples.or(o.samples);
+        o.minicheck_chunk_size = args.llm_minicheck_chunk_size.or(o.minicheck_chunk_size);
         let c = &mut o.runtime.client;
         c.concurrency = args.llm_concurrency.unwrap_or(c.concurrency);
         c.timeout_s = args.llm_timeout.unwrap_or(c.timeout_s);
@@ -348,6 +372,9 @@ impl MetricUnit for Llm {
 
     /// Requests, estimated prompt tokens and the completion-token bound; nothing is sent.
     fn plan(metric: &'static MetricInfo, options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
+        if metric.name == LLM_MINICHECK.name {
+            return Some(Ok(plan_minicheck(options, pairs)));
+        }
         let protocol = if metric.name == LLM_PIPELINE.name { factpico_llm::Protocol::Pipeline } else { factpico_llm::Protocol::FullText };
         let sep = options.evidence_separator.clone().unwrap_or_else(|| factpico_llm::DEFAULT_EVIDENCE_SEPARATOR.to_owned());
         let spans: Vec<Option<Vec<String>>> = pairs
@@ -375,9 +402,84 @@ impl MetricUnit for Llm {
     fn flag_metrics(id: &str) -> &'static [&'static str] {
         match id {
             "llm_extract_max_tokens" => &["llm_pipeline"],
+            "llm_minicheck_chunk_size" => &["llm_minicheck"],
+            "llm_structured" | "llm_preset" | "llm_temperature" | "llm_top_p" | "llm_seed" | "llm_max_tokens"
+            | "llm_rationale_max_chars" | "llm_elements" | "llm_logprobs" | "llm_prompt" | "llm_rationale_first"
+            | "llm_samples" | "evidence_field" | "evidence_separator" => &["llm", "llm_pipeline"],
             _ => &[],
         }
     }
+}
+
+/// `llm_minicheck`'s dry run: one request per (abstract chunk, summary sentence); a
+/// document counts as one chunk when its byte bound fits the chunk size, else as its
+/// byte-bound chunks (token counts need the server).
+fn plan_minicheck(options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> String {
+    use factpico_text::SentenceSplitter;
+    let punkt = factpico_text::Punkt::english();
+    let size = options.minicheck_chunk_size.unwrap_or(factpico_llm::minicheck::DEFAULT_CHUNK_SIZE);
+    let packing = factpico_text::TokenBudgetChunking { max_tokens: size, split_newlines: true };
+    let bound = |s: &str| s.len() + 1;
+    let (mut requests, mut chars, mut long) = (0u64, 0u64, 0u64);
+    for p in pairs {
+        let chunks = packing.chunks(&punkt, &bound, p.source);
+        long += u64::from(chunks.len() > 1);
+        let sentences = punkt.split(p.summary);
+        for c in &chunks {
+            for s in &sentences {
+                requests += 1;
+                let claim = s.get(p.summary).unwrap_or_default();
+                chars += (factpico_llm::minicheck::SYSTEM_PROMPT.len() + factpico_llm::minicheck::user_message(&c.text, claim).len()) as u64;
+            }
+        }
+    }
+    format!(
+        "llm_minicheck: {requests} requests (abstract chunks x summary sentences) for {} rows ({long} abstracts over the chunk size of {size} tokens by their byte bound, counted as byte-bound chunks: the server's token counts decide); estimated prompt tokens ≈ {} (⌈characters/4⌉); completion tokens at most {requests} (one each). Answers already in the cache are not sent again.",
+        pairs.len(),
+        chars.div_ceil(4)
+    )
+}
+
+/// `llm_minicheck`'s explanation: one [`crate::explain::SentenceSupport`] per summary sentence
+/// with the abstract chunk of its maximum as evidence.
+fn explain_minicheck(detail: &serde_json::Value) -> Vec<ExplainBlock> {
+    use crate::explain::SentenceSupport;
+    let span = |v: &serde_json::Value, side: Side| {
+        let a = v.get(0)?.as_u64().and_then(|x| usize::try_from(x).ok())?;
+        let b = v.get(1)?.as_u64().and_then(|x| usize::try_from(x).ok())?;
+        TextSpan::new(side, a, b)
+    };
+    let claims = detail["claims"].as_array().cloned().unwrap_or_default();
+    let chunks = detail["chunks"].as_array().cloned().unwrap_or_default();
+    if claims.is_empty() {
+        return vec![ExplainBlock::Table {
+            title: "Bespoke-MiniCheck: no score".into(),
+            rows: vec![
+                ("reason".into(), detail["null_reason"].as_str().unwrap_or("no claim was checked").to_owned()),
+                ("chunks".into(), chunks.len().to_string()),
+            ],
+        }];
+    }
+    let sentences = claims
+        .iter()
+        .map(|c| {
+            let score = c["score"].as_f64();
+            let best = c["best_chunk"].as_u64().and_then(|i| chunks.get(usize::try_from(i).ok()?));
+            let cached = c["checks"].as_array().is_some_and(|a| !a.is_empty() && a.iter().all(|k| k["cached"] == true));
+            SentenceSupport {
+                span: span(&c["span"], Side::Summary),
+                score,
+                label: score.map(|s| if s > 0.5 { "supported" } else { "unsupported" }.to_owned()),
+                evidence: best.and_then(|k| span(&k["span"], Side::Source)),
+                evidence_score: None,
+                note: c["null_reason"].as_str().map(str::to_owned).or_else(|| cached.then(|| "answers from the cache".to_owned())),
+            }
+        })
+        .collect();
+    vec![ExplainBlock::SentenceSupport {
+        title: format!("Bespoke-MiniCheck (per summary sentence, min over sentences): max over {} abstract chunks", chunks.len()),
+        sentences,
+    }]
 }
 
 /// The part of an `llm` / `llm_pipeline` detail the explanation reads.
@@ -514,18 +616,90 @@ fn failure_advice(s: &factpico_llm::RunStats, cached: bool) -> String {
 
 #[cfg(feature = "llm")]
 mod imp {
-    use factpico_llm::{evidence_spans, Evaluator, Protocol, RowInput, DEFAULT_EVIDENCE_SEPARATOR};
+    use factpico_llm::{evidence_spans, Evaluator, MiniCheckEvaluator, Protocol, RowInput, DEFAULT_EVIDENCE_SEPARATOR};
 
-    use super::{LlmOptions, LLM, LLM_PIPELINE};
+    use super::{LlmOptions, LLM, LLM_MINICHECK, LLM_PIPELINE};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair, RunReport};
     use crate::{Error, Result};
 
     pub(super) fn build(metric: &'static MetricInfo, options: &LlmOptions) -> Result<Box<dyn Metric>> {
+        if metric.name == LLM_MINICHECK.name {
+            let evaluator = MiniCheckEvaluator::try_new(options).map_err(|e| Error::init(metric.name, e))?;
+            return Ok(Box::new(MiniCheckMetric { evaluator, started: std::time::Instant::now() }));
+        }
         let protocol = if metric.name == LLM_PIPELINE.name { Protocol::Pipeline } else { Protocol::FullText };
         let evaluator = Evaluator::try_new(protocol, options).map_err(|e| Error::init(metric.name, e))?;
         let info: &'static MetricInfo = if protocol == Protocol::Pipeline { &LLM_PIPELINE } else { &LLM };
         let separator = options.evidence_separator.clone().unwrap_or_else(|| DEFAULT_EVIDENCE_SEPARATOR.to_owned());
         Ok(Box::new(LlmMetric { info, evaluator, separator, started: std::time::Instant::now() }))
+    }
+
+    struct MiniCheckMetric {
+        evaluator: MiniCheckEvaluator,
+        /// When the metric was built: the clock of the tokens-per-second figure.
+        started: std::time::Instant,
+    }
+
+    impl Metric for MiniCheckMetric {
+        fn info(&self) -> &'static MetricInfo {
+            &LLM_MINICHECK
+        }
+
+        fn progress(&self) -> Option<String> {
+            Some(progress_line(&self.evaluator.stats(), self.started.elapsed()))
+        }
+
+        fn provenance(&self) -> serde_json::Value {
+            self.evaluator.provenance()
+        }
+
+        fn score(&self, pair: &Pair<'_>) -> Result<MetricOutput> {
+            self.score_batch(std::slice::from_ref(pair))?
+                .pop()
+                .unwrap_or_else(|| Err(Error::metric(LLM_MINICHECK.name, "no result for the row")))
+        }
+
+        /// Requests and tokens, the served model, the chunk size, replies without logprobs.
+        fn run_report(&self) -> Option<RunReport> {
+            let s = self.evaluator.stats();
+            let mut lines = vec![
+                (
+                    "requests".to_owned(),
+                    format!("{} distinct: {} from the cache, {} sent and answered, {} failed; {} retries", s.requests, s.cached, s.answered, s.failed, s.retries),
+                ),
+                ("tokens sent".to_owned(), format!("{} prompt + {} completion", s.prompt_tokens, s.completion_tokens)),
+                ("served model".to_owned(), self.evaluator.served_model().id.clone()),
+                ("chunk size".to_owned(), format!("{} tokens", self.evaluator.chunk_size())),
+            ];
+            if let Some(p) = self.evaluator.cache_path() {
+                lines.push(("cache".to_owned(), p.display().to_string()));
+            }
+            if s.replies_without_logprobs > 0 {
+                lines.push((
+                    "logprobs".to_owned(),
+                    format!("{} replies came without logprobs: their checks (and rows) are nulls", s.replies_without_logprobs),
+                ));
+            }
+            let advice = (s.failed > 0).then(|| {
+                format!(
+                    "{} requests failed after their retries (first: {}); re-run the same command: answered requests come from the cache",
+                    s.failed,
+                    s.first_failures.first().cloned().unwrap_or_default()
+                )
+            });
+            Some(RunReport { lines, failures: s.failed, advice })
+        }
+
+        /// All rows' checks run concurrently; a failed request is a documented null of its row.
+        fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
+            let rows: Vec<(&str, &str)> = pairs.iter().map(|p| (p.source, p.summary)).collect();
+            Ok(self
+                .evaluator
+                .evaluate(&rows)
+                .into_iter()
+                .map(|r| Ok(MetricOutput { scores: r.scores, nulls: r.nulls, detail: Some(r.detail), warnings: r.warnings }))
+                .collect())
+        }
     }
 
     struct LlmMetric {
