@@ -13,7 +13,7 @@
 #   pub  the published prompts, JSON schema, rating before a 120-character rationale
 #   rf   the published prompts, JSON schema, rationale first (--llm-rationale-first)
 #   s5   rating-only, 5 samples at temperature 0.7 (seeds 0-4), first 30 summaries
-#   mc   Bespoke-MiniCheck's protocol with the same model (metric llm_minicheck, if built)
+#   mc   Bespoke-MiniCheck's protocol with the same model (metric llm_minicheck)
 # Outputs: .factpico/llm/shaib100.<variant>.jsonl (+ .provenance.json), timings appended to
 # .factpico/llm/shaib100.times.tsv (variant, seconds, exit status, load average at the end).
 set -u
@@ -22,8 +22,9 @@ D=${D:-.factpico/llm}
 URL=${URL:-http://127.0.0.1:18090/v1}
 CACHE=${CACHE:-$D/shaib-cache.sqlite}
 IN=$D/shaib_plain_100.jsonl
-common=(--metrics llm --llm-base-url "$URL" --llm-model qwen2.5-coder-1.5b-instruct --llm-elements population,intervention,outcome
-        --llm-concurrency 2 --llm-cache "$CACHE" --llm-logprobs --llm-timeout 1800 --llm-stop-after-failures 20 --explain -q)
+server=(--llm-base-url "$URL" --llm-model qwen2.5-coder-1.5b-instruct --llm-concurrency 2 --llm-cache "$CACHE"
+        --llm-timeout 1800 --llm-stop-after-failures 20 --explain -q)
+common=(--metrics llm --llm-elements population,intervention,outcome --llm-logprobs "${server[@]}")
 run() {
   local v=$1; shift
   local t0=$SECONDS
@@ -31,7 +32,7 @@ run() {
   local rc=$?
   printf '%s\t%s\t%s\t%s\n' "$v" $((SECONDS - t0)) "$rc" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$D/shaib100.times.tsv"
 }
-[ $# -gt 0 ] || set -- ro pub rf s5
+[ $# -gt 0 ] || set -- ro s5 mc rf pub
 for v in "$@"; do
   case $v in
     ro)  run ro "$IN" --llm-prompt rating-only ;;
@@ -39,6 +40,7 @@ for v in "$@"; do
     rf)  run rf "$IN" --llm-rationale-max-chars 120 --llm-rationale-first ;;
     s5)  head -30 "$IN" > "$D/shaib_plain_30.jsonl"
          run s5 "$D/shaib_plain_30.jsonl" --llm-prompt rating-only --llm-samples 5 --llm-temperature 0.7 ;;
+    mc)  common=(--metrics llm_minicheck "${server[@]}"); run mc "$IN" ;;
     *)   echo "unknown variant $v" >&2; exit 2 ;;
   esac
 done
