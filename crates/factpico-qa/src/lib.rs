@@ -40,4 +40,4 @@ pub use error::{Error, Result};
 pub use lerc::{lerc_quip_input, normalize_lerc_quip, LercQuip, LERC_QUIP_MAX};
 pub use qafacteval::{ClozeOptions, ClozeQa, ClozeRow, QaFactEval, QaFactEvalOptions, QaFactEvalRow};
 pub use questeval::{DirectionScore, QuestEval, QuestEvalOptions, QuestEvalRow, QUESTEVAL, QUESTEVAL_F1};
-pub use report::{Direction, QuestionRecord, RowProvenance};
+pub use report::{QuestionFlow, QuestionRecord, RowProvenance};

@@ -41,7 +41,7 @@ use factpico_runtime::SessionOptions;
 use crate::answers::{AnswerCandidate, AnswerSelector, Answers};
 use crate::error::{Error, Result};
 use crate::lerc::{lerc_quip_input, normalize_lerc_quip, LercQuip};
-use crate::report::{Direction, QuestionRecord, RowProvenance};
+use crate::report::{QuestionFlow, QuestionRecord, RowProvenance};
 use crate::squad::{exact_match, token_f1};
 
 /// QAEval's answer-marker tokens.
@@ -316,7 +316,7 @@ impl QaFactEval {
                     lercs += lerc_q.unwrap_or(0.0);
                 }
                 records.push(QuestionRecord {
-                    direction: Direction::SummaryToSource,
+                    direction: QuestionFlow::SummaryToSource,
                     answer_kind: c.kind.clone(),
                     question: questions[k].clone(),
                     answer: c.text.clone(),
@@ -448,7 +448,7 @@ impl ClozeQa {
         for ((q, i, ci), p) in inputs.iter().zip(&preds) {
             let c = &answers[*i].candidates[*ci];
             per[*i].push(QuestionRecord {
-                direction: Direction::SummaryToSource,
+                direction: QuestionFlow::SummaryToSource,
                 answer_kind: c.kind.clone(),
                 question: q.clone(),
                 answer: c.text.clone(),

@@ -45,7 +45,7 @@ use factpico_runtime::SessionOptions;
 use crate::answers::{AnswerSelector, Answers};
 use crate::bertscore::BertScorer;
 use crate::error::{Error, Result};
-use crate::report::{Direction, QuestionRecord, RowProvenance};
+use crate::report::{QuestionFlow, QuestionRecord, RowProvenance};
 use crate::squad::token_f1;
 
 /// Name under which the score is reported without the BERTScore component.
@@ -105,7 +105,7 @@ impl QuestEvalOptions {
 /// Mean components of one direction.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 pub struct DirectionScore {
-    /// Direction score: mean over questions and components; 0 with no question.
+    /// Direction score (precision or recall side): mean over questions and components; 0 with no question.
     pub score: f64,
     /// Mean answerability (None with no question).
     pub answerability: Option<f64>,
@@ -234,12 +234,12 @@ impl QuestEval {
         // 1. question generation for every answer of every non-empty pair.
         let mut qg_inputs: Vec<String> = Vec::new();
         let mut qg_index: HashMap<String, usize> = HashMap::new();
-        let mut jobs: Vec<Vec<(Direction, usize, usize)>> = Vec::with_capacity(items.len());
+        let mut jobs: Vec<Vec<(QuestionFlow, usize, usize)>> = Vec::with_capacity(items.len());
         for (src, summ, sa, ma) in items {
             let mut j = Vec::new();
             if !src.is_empty() && !summ.is_empty() {
                 for (dir, text, ans) in
-                    [(Direction::SummaryToSource, summ, ma), (Direction::SourceToSummary, src, sa)]
+                    [(QuestionFlow::SummaryToSource, summ, ma), (QuestionFlow::SourceToSummary, src, sa)]
                 {
                     for (ci, c) in ans.candidates.iter().enumerate() {
                         let input = match &self.prefix {
@@ -264,7 +264,7 @@ impl QuestEval {
         for ((src, summ, _, _), j) in items.iter().zip(&jobs) {
             let mut v = Vec::with_capacity(j.len());
             for &(dir, _, k) in j {
-                let other = if dir == Direction::SummaryToSource { src } else { summ };
+                let other = if dir == QuestionFlow::SummaryToSource { src } else { summ };
                 let input = format!("{} </s> {other}", questions[k].0);
                 let idx = *qa_index.entry(input.clone()).or_insert_with(|| {
                     qa_inputs.push(input);
@@ -298,7 +298,7 @@ impl QuestEval {
             let mut records = Vec::with_capacity(j.len());
             for (jj, (&(dir, ci, k), &ai)) in j.iter().zip(qa).enumerate() {
                 let (ans, other) =
-                    if dir == Direction::SummaryToSource { (ma, src) } else { (sa, summ) };
+                    if dir == QuestionFlow::SummaryToSource { (ma, src) } else { (sa, summ) };
                 let c = &ans.candidates[ci];
                 let out = &answers[ai];
                 let predicted_span = (!out.answer.is_empty())
@@ -324,8 +324,8 @@ impl QuestEval {
                     lerc_quip: None,
                 });
             }
-            let precision = direction_score(&records, Direction::SummaryToSource);
-            let recall = direction_score(&records, Direction::SourceToSummary);
+            let precision = direction_score(&records, QuestionFlow::SummaryToSource);
+            let recall = direction_score(&records, QuestionFlow::SourceToSummary);
             let score = if src.is_empty() || summ.is_empty() { 0.0 } else { (precision.score + recall.score) / 2.0 };
             rows.push(QuestEvalRow {
                 metric: self.metric_name().to_owned(),
@@ -371,7 +371,7 @@ impl QuestEval {
 /// QuestEval `_base_score` for one direction: mean of the clamped components
 /// (answerability, BERTScore when every question has one, F1) over all questions, 0 when
 /// there is none.
-fn direction_score(records: &[QuestionRecord], dir: Direction) -> DirectionScore {
+fn direction_score(records: &[QuestionRecord], dir: QuestionFlow) -> DirectionScore {
     let qs: Vec<&QuestionRecord> = records.iter().filter(|r| r.direction == dir).collect();
     if qs.is_empty() {
         return DirectionScore::default();
@@ -397,7 +397,7 @@ fn direction_score(records: &[QuestionRecord], dir: Direction) -> DirectionScore
 struct BertContext<'a> {
     items: &'a [(&'a str, &'a str, &'a Answers, &'a Answers)],
     /// Per item: (direction, candidate index, question index).
-    jobs: &'a [Vec<(Direction, usize, usize)>],
+    jobs: &'a [Vec<(QuestionFlow, usize, usize)>],
     questions: &'a [(String, Vec<f64>)],
     /// Per item and job: index into `answers`.
     qa_of: &'a [Vec<usize>],
@@ -420,10 +420,10 @@ struct Log {
 
 impl BertContext<'_> {
     /// The candidate text and question of job `jj` of item `i`.
-    fn job(&self, i: usize, jj: usize) -> (Direction, &str, &str) {
+    fn job(&self, i: usize, jj: usize) -> (QuestionFlow, &str, &str) {
         let (dir, ci, k) = self.jobs[i][jj];
         let (src_ans, summ_ans) = (self.items[i].2, self.items[i].3);
-        let gold = if dir == Direction::SummaryToSource { &summ_ans.candidates[ci] } else { &src_ans.candidates[ci] };
+        let gold = if dir == QuestionFlow::SummaryToSource { &summ_ans.candidates[ci] } else { &src_ans.candidates[ci] };
         (dir, gold.text.as_str(), self.questions[k].0.as_str())
     }
 
@@ -442,14 +442,14 @@ impl BertContext<'_> {
         let mut logs: Vec<Log> = Vec::new();
         let mut log_of: HashMap<&str, usize> = HashMap::new();
         // Both QA calls.
-        for dir in [Direction::SummaryToSource, Direction::SourceToSummary] {
+        for dir in [QuestionFlow::SummaryToSource, QuestionFlow::SourceToSummary] {
             let mut todo: Vec<(usize, usize, String)> = Vec::new();
             for i in chunk.clone() {
                 let (src, summ, _, _) = self.items[i];
                 if src.is_empty() || summ.is_empty() {
                     continue;
                 }
-                let on = if dir == Direction::SummaryToSource { src } else { summ };
+                let on = if dir == QuestionFlow::SummaryToSource { src } else { summ };
                 let l = *log_of.entry(on).or_insert_with(|| {
                     logs.push(Log::default());
                     logs.len() - 1
@@ -522,7 +522,7 @@ impl BertContext<'_> {
             let (src, summ, _, _) = self.items[i];
             for (jj, slot) in out[i].iter_mut().enumerate() {
                 let (dir, gold, q) = self.job(i, jj);
-                let on = if dir == Direction::SummaryToSource { src } else { summ };
+                let on = if dir == QuestionFlow::SummaryToSource { src } else { summ };
                 let found = log_of.get(on).and_then(|&l| {
                     let a = *logs[l].by_question.get(q)?;
                     let g = logs[l].asked[a].golds.iter().position(|x| x == gold)?;
@@ -542,7 +542,7 @@ mod tests {
     use super::*;
     use crate::answers::AnswerKind;
 
-    fn rec(dir: Direction, a: f64, f1: f64) -> QuestionRecord {
+    fn rec(dir: QuestionFlow, a: f64, f1: f64) -> QuestionRecord {
         QuestionRecord {
             direction: dir,
             answer_kind: AnswerKind::Provided,
@@ -568,12 +568,12 @@ mod tests {
     fn composition_hand_worked() {
         // Precision: answerability [0.9, 1.2→1.0], f1 [0.5, 0] → (0.9+1+0.5+0)/4 = 0.6.
         // Recall: no questions → 0. Score (0.6 + 0)/2 = 0.3.
-        let r = vec![rec(Direction::SummaryToSource, 0.9, 0.5), rec(Direction::SummaryToSource, 1.2, 0.0)];
-        let p = direction_score(&r, Direction::SummaryToSource);
+        let r = vec![rec(QuestionFlow::SummaryToSource, 0.9, 0.5), rec(QuestionFlow::SummaryToSource, 1.2, 0.0)];
+        let p = direction_score(&r, QuestionFlow::SummaryToSource);
         assert!((p.score - 0.6).abs() < 1e-12);
         assert_eq!(p.questions, 2);
         assert!((p.answerability.unwrap_or(0.0) - 0.95).abs() < 1e-12);
-        let q = direction_score(&r, Direction::SourceToSummary);
+        let q = direction_score(&r, QuestionFlow::SourceToSummary);
         assert_eq!(q.score, 0.0);
         assert_eq!(q.f1, None);
     }

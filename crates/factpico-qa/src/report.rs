@@ -5,10 +5,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::answers::{AnswerKind, AnswerProvenance};
 
-/// Which way a question travels.
+/// Which way a question travels: generated from one text, answered on the other. (Not a
+/// metric's direction, `factpico::Direction`, which says whether higher scores are better.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Direction {
+pub enum QuestionFlow {
     /// Generated from the summary, answered on the source: precision-like (is what the
     /// summary says supported?).
     SummaryToSource,
@@ -20,8 +21,8 @@ pub enum Direction {
 /// One question with its answers on both sides.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QuestionRecord {
-    /// Direction of the question.
-    pub direction: Direction,
+    /// Which way the question travels (serialised as `direction`, as before).
+    pub direction: QuestionFlow,
     /// Kind of the selected answer span.
     pub answer_kind: AnswerKind,
     /// The generated question (or the cloze sentence with the answer masked).
