@@ -10,33 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-/// Whether a higher value of a metric column means a better summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// Higher is better (ROUGE-L, AlignScore, ...): values used as they are.
-    HigherIsBetter,
-    /// Lower is better (FKGL of the summary, ΔFK, ...): values negated.
-    LowerIsBetter,
-}
-
-impl Direction {
-    /// The sign applied to the column's values (+1 or −1).
-    pub fn sign(self) -> f64 {
-        match self {
-            Direction::HigherIsBetter => 1.0,
-            Direction::LowerIsBetter => -1.0,
-        }
-    }
-
-    /// `higher` or `lower`.
-    pub fn word(self) -> &'static str {
-        match self {
-            Direction::HigherIsBetter => "higher",
-            Direction::LowerIsBetter => "lower",
-        }
-    }
-}
+/// Whether a higher value of a metric column means a better summary: the registry's type.
+pub use factpico::Direction;
 
 /// Where a column's direction came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -93,10 +68,7 @@ pub fn parse_overrides<S: AsRef<str>>(specs: &[S]) -> Result<BTreeMap<String, Di
 
 /// The direction the factpico metric registry gives a column, if it knows it.
 pub fn registry_direction(column: &str) -> Option<Direction> {
-    factpico::column_info(column).map(|(_, c)| match c.direction {
-        factpico::Direction::HigherIsBetter => Direction::HigherIsBetter,
-        factpico::Direction::LowerIsBetter => Direction::LowerIsBetter,
-    })
+    factpico::column_info(column).map(|(_, c)| c.direction)
 }
 
 /// Resolves a column's direction: override, else registry, else assumed

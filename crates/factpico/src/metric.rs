@@ -16,14 +16,33 @@ use serde::Serialize;
 
 use crate::Result;
 
-/// Whether a higher value of a column means a better summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Whether a higher value of a column means a better summary (the registry's, and the
+/// meta-evaluation's: it negates lower-is-better columns before any statistic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Higher is better (e.g. ROUGE-L F, AlignScore).
     HigherIsBetter,
     /// Lower is better (e.g. Flesch-Kincaid grade of the summary, ΔFK).
     LowerIsBetter,
+}
+
+impl Direction {
+    /// The sign that makes higher better: +1 or −1.
+    pub fn sign(self) -> f64 {
+        match self {
+            Self::HigherIsBetter => 1.0,
+            Self::LowerIsBetter => -1.0,
+        }
+    }
+
+    /// `higher` or `lower`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::HigherIsBetter => "higher",
+            Self::LowerIsBetter => "lower",
+        }
+    }
 }
 
 /// Which of the two texts a column's value depends on. A column of one text (e.g.
