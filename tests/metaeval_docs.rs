@@ -6,7 +6,7 @@
 //!   and this test cannot drift apart silently).
 //! * `python3 docs/meta-eval-infolossqa.py DATA OUT` is reproduced in Rust.
 //! * `factpico meta-eval …` lines are parsed by the command's own argument
-//!   parser (`factpico_metaeval::cli::MetaEvalArgs`) and executed; the Markdown
+//!   parser (`factpico_cli::MetaEvalArgs`) and executed; the Markdown
 //!   must equal the doc's `<!-- output: NAME -->` … `<!-- /output -->` block,
 //!   NAME being the command's `--name`.
 //! * Every `](img/…)` plot link of the doc resolves to a non-trivial PNG / SVG.
@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use factpico::{Scorer, ScorerOptions};
-use factpico_metaeval::cli::MetaEvalArgs;
+use factpico_cli::MetaEvalArgs;
 
 const DOC: &str = "docs/meta-eval.md";
 

@@ -12,6 +12,7 @@ mod flags;
 mod llm_batch;
 mod logging;
 mod meta_eval;
+mod meta_eval_args;
 mod models;
 mod output;
 mod report;
@@ -21,3 +22,4 @@ mod summary;
 mod app;
 
 pub use app::run;
+pub use meta_eval_args::MetaEvalArgs;

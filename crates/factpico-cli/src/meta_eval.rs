@@ -1,15 +1,15 @@
 //! `factpico meta-eval`: meta-evaluate metric columns against human ratings
 //! (FactPICO Tables 4/5, Figure 2, Appendix G), or, with `--kappa`, the
-//! annotators' agreement (Table 1). Arguments and work live in
-//! `factpico-metaeval` (feature `cli`), so that `docs/meta-eval.md`'s
-//! commands are rerun verbatim by `tests/metaeval_docs.rs`.
+//! annotators' agreement (Table 1). The arguments ([`MetaEvalArgs`], in
+//! `meta_eval_args.rs`, public so that `docs/meta-eval.md`'s commands are rerun
+//! verbatim by `tests/metaeval_docs.rs`) drive the `factpico-metaeval` library.
 
 use std::io::Write;
 
 use anyhow::{Context, Result};
 use crate::term::escape_controls;
 
-pub use factpico_metaeval::cli::MetaEvalArgs;
+pub use crate::meta_eval_args::MetaEvalArgs;
 
 /// Runs `factpico meta-eval`: the Markdown report goes to stdout (unless
 /// `--quiet` with `--out-dir`), written files and warnings to stderr.

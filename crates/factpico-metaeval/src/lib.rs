@@ -21,10 +21,8 @@
 //!   embedded DejaVu Sans font (no system font library needed).
 //! * [`kappa`]: Randolph's κ over an items × annotators file (Table 1).
 //! * [`run()`]: the whole pipeline, as `factpico meta-eval` runs it;
-//!   `cli::MetaEvalArgs` (feature `cli`) is that command's argument parser.
+//!   Its argument parser lives in the CLI crate (`factpico_cli::MetaEvalArgs`).
 
-#[cfg(feature = "cli")]
-pub mod cli;
 mod direction;
 mod error;
 mod evaluate;

@@ -281,46 +281,6 @@ fn lower_is_better_aspects_are_negated_and_overrides_are_checked() {
     assert!(matches!(evaluate(&j, &s(&["x"]), &s(&["errors"]), &bad), Err(Error::InvalidOption { option: "--direction", .. })));
 }
 
-#[cfg(feature = "cli")]
-#[test]
-fn cli_arguments_parse_and_run() {
-    use factpico_metaeval::cli::MetaEvalArgs;
-    let dir = tempfile::tempdir().unwrap();
-    let (sc, ra) = three_system_files(dir.path());
-    let o_dir = dir.path().join("o");
-    let args = [
-        "--scores",
-        sc.to_str().unwrap(),
-        "--ratings",
-        ra.to_str().unwrap(),
-        "--ratings-id",
-        "doc",
-        "--aspects",
-        "human",
-        "--metrics",
-        "good,fkgl_summary",
-        "--direction",
-        "good=lower",
-        "--level",
-        "system",
-        "--format",
-        "csv",
-        "--out-dir",
-        o_dir.to_str().unwrap(),
-        "--name",
-        "x",
-    ];
-    let a = MetaEvalArgs::try_parse_args(args).unwrap();
-    let out = a.execute().unwrap();
-    assert_eq!(out.written, vec![dir.path().join("o/x.csv")]);
-    let r = out.result.unwrap();
-    assert!(r.cells.iter().all(|c| c.level == Level::System));
-    assert_eq!(r.directions[0].source, DirectionSource::Override);
-    assert!(MetaEvalArgs::try_parse_args(["--ratings", "r.csv", "--level", "sideways"]).is_err());
-    let e = MetaEvalArgs::try_parse_args(["--ratings", "r.csv"]).unwrap().execute().unwrap_err();
-    assert!(e.to_string().contains("--scores FILE is required"), "{e}");
-}
-
 #[test]
 fn declared_human_range_follows_the_aspect_direction_and_is_checked() {
     let sc = Table::parse("id,x\na,1\nb,2\nc,3\nd,4\n", Path::new("s.csv"), Side::Scores, Format::Csv).unwrap();

@@ -71,7 +71,7 @@ pub struct ReportArgs {
     #[arg(long, value_delimiter = ',', requires = "ratings")]
     pub lower_is_better_aspects: Vec<String>,
     /// Declared scale LO,HI of the human aspects (KL normalisation), e.g. 1,4.
-    #[arg(long, value_parser = factpico_metaeval::cli::parse_range, requires = "ratings")]
+    #[arg(long, value_parser = crate::meta_eval_args::parse_range, requires = "ratings")]
     pub human_range: Option<(f64, f64)>,
     /// Bootstrap resamples for 95% intervals of the meta-evaluation (0 = none, else >= 100).
     #[arg(long, default_value_t = 0, requires = "ratings")]
@@ -250,8 +250,8 @@ pub(crate) struct MetaEval {
 fn meta_eval(args: &ReportArgs, ratings: &Path, primary: &[String]) -> Result<MetaEval> {
     use factpico_metaeval as me;
     let metrics = if args.meta_metrics.is_empty() { primary.to_vec() } else { args.meta_metrics.clone() };
-    if (1..me::cli::MIN_BOOTSTRAP).contains(&args.bootstrap) {
-        bail!("--bootstrap {} cannot give a percentile interval; use 0 or at least {}", args.bootstrap, me::cli::MIN_BOOTSTRAP);
+    if (1..crate::meta_eval_args::MIN_BOOTSTRAP).contains(&args.bootstrap) {
+        bail!("--bootstrap {} cannot give a percentile interval; use 0 or at least {}", args.bootstrap, crate::meta_eval_args::MIN_BOOTSTRAP);
     }
     let opts = me::RunOptions {
         scores: args.scores.clone(),

@@ -1,13 +1,13 @@
-//! The arguments of `factpico meta-eval` (cargo feature `cli`), so that the
-//! command line, its documentation and the tests that rerun documented
-//! commands share one parser. The binary only prints what
-//! [`MetaEvalArgs::execute`] returns.
+//! The arguments of `factpico meta-eval`, so that the command line, its
+//! documentation and the tests that rerun documented commands
+//! (`tests/metaeval_docs.rs`) share one parser over the `factpico-metaeval`
+//! library. The binary only prints what [`MetaEvalArgs::execute`] returns.
 
 use std::path::PathBuf;
 
-use crate::kappa::{run_kappa, KappaLayout};
-use crate::plot::{PlotFormat, PlotOptions};
-use crate::{
+use factpico_metaeval::kappa::{run_kappa, KappaLayout};
+use factpico_metaeval::plot::{PlotFormat, PlotOptions};
+use factpico_metaeval::{
     parse_overrides, write_atomic, BootstrapOptions, Direction, Error, EvalOptions, Format, JoinOptions, Levels,
     MetaEvalResult, OutputFormat, Result, RunOptions,
 };
@@ -304,7 +304,7 @@ impl MetaEvalArgs {
         if let Some(dir) = &self.out_dir {
             let md_path = dir.join(format!("{}.md", self.name));
             let json_path = dir.join(format!("{}.json", self.name));
-            crate::refuse_overwriting_inputs(&[md_path.clone(), json_path.clone()], &[&self.ratings])?;
+            factpico_metaeval::refuse_overwriting_inputs(&[md_path.clone(), json_path.clone()], &[&self.ratings])?;
             write_atomic(&md_path, markdown.as_bytes())?;
             let json = serde_json::to_string_pretty(&rows)
                 .map_err(|e| Error::Json { path: "<output>".into(), line: 0, message: e.to_string() })?
@@ -325,9 +325,9 @@ impl MetaEvalArgs {
         if self.kappa {
             return self.kappa_mode();
         }
-        let out = crate::run(&self.run_options()?)?;
+        let out = factpico_metaeval::run(&self.run_options()?)?;
         let mut warnings: Vec<String> = out.result.join.missing_warning().into_iter().collect();
-        warnings.extend(out.result.cells.iter().filter_map(crate::sampled_note));
+        warnings.extend(out.result.cells.iter().filter_map(factpico_metaeval::sampled_note));
         Ok(CliOutput { markdown: out.markdown, written: out.written, warnings, result: Some(out.result) })
     }
 }
