@@ -63,6 +63,18 @@ pub struct SessionOptions {
     /// attention scores) allocated for the session's lifetime; off, each run allocates and
     /// frees through the system allocator (lower peak memory, slightly more allocation work).
     pub cpu_mem_arena: bool,
+    /// ONNX Runtime's memory-pattern planning (`enable_mem_pattern`): off by default. It
+    /// plans one block per distinct input shape, which this crate's dynamic padding (every
+    /// batch its own length) seldom repeats; together with
+    /// [`SessionOptions::device_allocator_for_initializers`] turning it off keeps a graph with
+    /// embedded weights from holding prepacked and original weights at once (full-size
+    /// MiniCheck-RoBERTa-L: peak RSS 2,024 → 1,596 MB, identical scores; see BENCHMARKS.md).
+    pub memory_pattern: bool,
+    /// Allocate each initializer (weight) on its own through the device allocator
+    /// (`session.use_device_allocator_for_initializers`) instead of one planned block for all
+    /// of them: on by default, so that the originals of weights that MatMul kernels prepack can
+    /// be freed (a single block stays whole as long as one weight in it is alive).
+    pub device_allocator_for_initializers: bool,
 }
 
 impl Default for SessionOptions {
@@ -75,6 +87,8 @@ impl Default for SessionOptions {
             allow_spinning: false,
             sessions: 1,
             cpu_mem_arena: true,
+            memory_pattern: false,
+            device_allocator_for_initializers: true,
         }
     }
 }
@@ -90,6 +104,18 @@ impl SessionOptions {
     #[must_use]
     pub fn cpu_mem_arena(mut self, on: bool) -> Self {
         self.cpu_mem_arena = on;
+        self
+    }
+    /// Sets [`SessionOptions::memory_pattern`].
+    #[must_use]
+    pub fn memory_pattern(mut self, on: bool) -> Self {
+        self.memory_pattern = on;
+        self
+    }
+    /// Sets [`SessionOptions::device_allocator_for_initializers`].
+    #[must_use]
+    pub fn device_allocator_for_initializers(mut self, on: bool) -> Self {
+        self.device_allocator_for_initializers = on;
         self
     }
     /// Sets [`SessionOptions::inter_threads`].
@@ -193,6 +219,11 @@ pub(crate) fn build_session(model: &Path, opts: &SessionOptions) -> Result<ort::
             })
         }
     }
+    // Memory: see the two fields' docs (BENCHMARKS.md, MiniCheck, "peak RSS").
+    if opts.device_allocator_for_initializers {
+        builder = b(builder.with_device_allocated_initializers(), "device_allocator_for_initializers")?;
+    }
+    builder = b(builder.with_memory_pattern(opts.memory_pattern), "memory_pattern")?;
     builder.commit_from_file(model).map_err(|e| Error::InvalidModel {
         path: model.to_path_buf(),
         reason: format!(
