@@ -21,6 +21,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -83,8 +84,12 @@ def main():
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             walls.append(time.perf_counter() - t0)
             cpus.append(cpu_children() - c0)
-        # ru_maxrss of RUSAGE_CHILDREN: the largest child so far (jobs 1 runs first)
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        # Peak RSS from one more run under /usr/bin/time: RUSAGE_CHILDREN's ru_maxrss would
+        # count this Python process's own pages (Linux keeps the high-water mark across the
+        # fork + exec of subprocess), so it cannot measure a child smaller than its parent.
+        with tempfile.NamedTemporaryFile("r") as tf:
+            subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name] + cmd, check=True, stdout=subprocess.DEVNULL)
+            rss = int(tf.read().split()[-1]) / 1024
         results[jobs] = (statistics.median(walls), statistics.median(cpus), out, rss)
 
     # Same numbers on both sides (sanity: the benchmark compares equal work).

@@ -64,9 +64,7 @@ fn main() {
             "--threads" => opts.threads = v,
             "--batch-size" => opts.batch_size = v,
             "--pairs" => pairs.truncate(v),
-            // 1/0: ONNX Runtime's memory pattern and per-initializer allocation (to compare
-            // with the defaults, off and on: `--memory-pattern 1 --device-initializers 0` is the
-            // setting before they became the defaults)
+            // 1/0: ONNX Runtime's memory pattern and per-initializer allocation (defaults 1 and 0)
             "--memory-pattern" => opts.session.memory_pattern = v == 1,
             "--device-initializers" => opts.session.device_allocator_for_initializers = v == 1,
             other => panic!("unknown option {other}"),

@@ -63,17 +63,16 @@ pub struct SessionOptions {
     /// attention scores) allocated for the session's lifetime; off, each run allocates and
     /// frees through the system allocator (lower peak memory, slightly more allocation work).
     pub cpu_mem_arena: bool,
-    /// ONNX Runtime's memory-pattern planning (`enable_mem_pattern`): off by default. It
-    /// plans one block per distinct input shape, which this crate's dynamic padding (every
-    /// batch its own length) seldom repeats; together with
-    /// [`SessionOptions::device_allocator_for_initializers`] turning it off keeps a graph with
-    /// embedded weights from holding prepacked and original weights at once (full-size
-    /// MiniCheck-RoBERTa-L: peak RSS 2,024 → 1,596 MB, identical scores; see BENCHMARKS.md).
+    /// ONNX Runtime's memory-pattern planning (`enable_mem_pattern`; on by default, as in
+    /// ONNX Runtime). A switch for memory investigations (issue 26 item 3): on the full-size
+    /// MiniCheck-RoBERTa-L replica neither setting of this or of
+    /// [`SessionOptions::device_allocator_for_initializers`] changed peak RSS beyond its
+    /// run-to-run spread (BENCHMARKS.md, MiniCheck, "peak RSS").
     pub memory_pattern: bool,
     /// Allocate each initializer (weight) on its own through the device allocator
-    /// (`session.use_device_allocator_for_initializers`) instead of one planned block for all
-    /// of them: on by default, so that the originals of weights that MatMul kernels prepack can
-    /// be freed (a single block stays whole as long as one weight in it is alive).
+    /// (`session.use_device_allocator_for_initializers`) instead of one planned block; off by
+    /// default, as in ONNX Runtime. A switch for memory investigations, like
+    /// [`SessionOptions::memory_pattern`].
     pub device_allocator_for_initializers: bool,
 }
 
@@ -87,8 +86,8 @@ impl Default for SessionOptions {
             allow_spinning: false,
             sessions: 1,
             cpu_mem_arena: true,
-            memory_pattern: false,
-            device_allocator_for_initializers: true,
+            memory_pattern: true,
+            device_allocator_for_initializers: false,
         }
     }
 }
@@ -219,7 +218,7 @@ pub(crate) fn build_session(model: &Path, opts: &SessionOptions) -> Result<ort::
             })
         }
     }
-    // Memory: see the two fields' docs (BENCHMARKS.md, MiniCheck, "peak RSS").
+    // Memory switches: see the two fields' docs.
     if opts.device_allocator_for_initializers {
         builder = b(builder.with_device_allocated_initializers(), "device_allocator_for_initializers")?;
     }
