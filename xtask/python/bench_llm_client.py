@@ -7,6 +7,7 @@ local server. Prints one JSON line with the same fields.
 """
 import asyncio
 import json
+import resource
 import statistics
 import sys
 import time
@@ -36,9 +37,9 @@ async def main():
         server = timings.get("prompt_ms", 0) + timings.get("predicted_ms", 0) if timings else None
         return ms, server
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     results = await asyncio.gather(*(one(b) for b in bodies))
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     ok = [r for r in results if r]
     lat = [r[0] for r in ok]
     srv = [r[1] for r in ok if r[1] is not None]
@@ -47,7 +48,8 @@ async def main():
     print(json.dumps({"client": f"openai {openai.__version__} (asyncio)", "n": len(bodies), "concurrency": c,
                       "wall_s": wall, "req_per_s": len(bodies) / wall, "latency_ms_median": med(lat),
                       "server_ms_median": med(srv), "overhead_ms_median": med(ovh),
-                      "failed": len(results) - len(ok)}))
+                      "failed": len(results) - len(ok), "cpu_s": cpu,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
     await client.close()
 
 

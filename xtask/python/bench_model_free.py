@@ -21,6 +21,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -70,6 +71,7 @@ def main():
         py_wall.append(time.perf_counter() - t0)
         py_cpu.append(cpu_self() - c0)
 
+    py_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB -> MB, before any child runs
     results = {}
     for jobs in (1, 2):
         walls, cpus = [], []
@@ -82,7 +84,13 @@ def main():
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             walls.append(time.perf_counter() - t0)
             cpus.append(cpu_children() - c0)
-        results[jobs] = (statistics.median(walls), statistics.median(cpus), out)
+        # Peak RSS from one more run under /usr/bin/time: RUSAGE_CHILDREN's ru_maxrss would
+        # count this Python process's own pages (Linux keeps the high-water mark across the
+        # fork + exec of subprocess), so it cannot measure a child smaller than its parent.
+        with tempfile.NamedTemporaryFile("r") as tf:
+            subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name] + cmd, check=True, stdout=subprocess.DEVNULL)
+            rss = int(tf.read().split()[-1]) / 1024
+        results[jobs] = (statistics.median(walls), statistics.median(cpus), out, rss)
 
     # Same numbers on both sides (sanity: the benchmark compares equal work).
     fp = [json.loads(l) for l in open(results[1][2], encoding="utf-8")]
@@ -93,9 +101,9 @@ def main():
     report = {
         "pairs": n,
         "repeats": args.repeats,
-        "python": {"wall_s": pw, "cpu_s": pc, "pairs_per_s": n / pw},
-        "factpico_jobs1": {"wall_s": results[1][0], "cpu_s": results[1][1], "pairs_per_s": n / results[1][0]},
-        "factpico_jobs2": {"wall_s": results[2][0], "cpu_s": results[2][1], "pairs_per_s": n / results[2][0]},
+        "python": {"wall_s": pw, "cpu_s": pc, "pairs_per_s": n / pw, "peak_rss_mb": py_rss},
+        "factpico_jobs1": {"wall_s": results[1][0], "cpu_s": results[1][1], "pairs_per_s": n / results[1][0], "peak_rss_mb": results[1][3]},
+        "factpico_jobs2": {"wall_s": results[2][0], "cpu_s": results[2][1], "pairs_per_s": n / results[2][0], "peak_rss_mb": results[2][3]},
         "ratio_wall_jobs1": pw / results[1][0],
         "ratio_wall_jobs2": pw / results[2][0],
         "ratio_cpu_jobs1": pc / results[1][1],

@@ -86,6 +86,15 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
     if what != "alignscore" {
         bail!("unknown benchmark {what:?} (known: alignscore)");
     }
+    measure(n_pairs).map(|_| ())
+}
+
+/// `cargo xtask bench alignscore`: prints and writes the section; returns the rows of
+/// `cargo xtask bench all` (fp32 and int8 against the reference).
+///
+/// # Errors
+/// No reference venv, a failing script or example.
+pub fn measure(n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
     let py = reference_python()?;
     let (dir, pairs, ref_json) = reference_run(n_pairs, "reference.json")?;
     let pairs_all = dir.join("pairs300.json");
@@ -156,5 +165,32 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
         "minilm": {"fp32_seconds": m32["seconds"], "int8_seconds": m8["seconds"], "mean_abs_delta": m_mean, "max_abs_delta": m_max},
     }))?)?;
     println!("{md}\n(written to {})", out.display());
-    Ok(())
+    let g = |v: &Value, k: &str| v[k].as_f64();
+    let side = |label: &str, v: &Value| crate::bench_all::Side {
+        label: label.to_owned(),
+        wall_s: g(v, "seconds"),
+        cpu_s: g(v, "cpu_seconds"),
+        peak_rss_mb: g(v, "peak_rss_mb"),
+        threads: Some(2),
+    };
+    let reference_side = side("alignscore 0.1.4 (PyTorch CPU, batch 32, pad 512)", &reference);
+    let n = reference["pairs"].as_u64().map_or(n_pairs, |x| x as usize);
+    Ok(vec![
+        crate::bench_all::Comparison {
+            label: "AlignScore nli_sp, random RoBERTa-base graph, fp32".into(),
+            pairs: n,
+            reference: Some(reference_side.clone()),
+            factpico: side("bench_alignscore example (release), batch 2", &fp32),
+            max_abs_delta: Some(d32_max),
+            note: None,
+        },
+        crate::bench_all::Comparison {
+            label: "same graph, factpico int8 (scores drift by design)".into(),
+            pairs: n,
+            reference: Some(reference_side),
+            factpico: side("bench_alignscore example (release), int8", &int8),
+            max_abs_delta: Some(d8_max),
+            note: None,
+        },
+    ])
 }

@@ -53,6 +53,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// # Errors
 /// Python / venv / server / build failures.
 pub fn bench(n: usize) -> Result<()> {
+    measure(n, false).map(|_| ())
+}
+
+/// [`bench`], returning the rows of `cargo xtask bench all`: throughput and per-request overhead,
+/// factpico's client (release, or dev when `debug`) against `openai`'s, medians of the 3 runs;
+/// CPU seconds and peak RSS are each client process's own over its send loop.
+///
+/// # Errors
+/// As [`bench`].
+pub fn measure(n: usize, debug: bool) -> Result<Vec<crate::bench_all::Comparison>> {
     let py = match std::env::var_os(crate::llm::PYTHON_ENV).filter(|p| !p.is_empty()) {
         Some(p) => std::path::PathBuf::from(p),
         None => crate::llm::setup(None)?,
@@ -66,8 +76,14 @@ pub fn bench(n: usize) -> Result<()> {
     let harness = repo_root().join("crates/factpico-llm/tests/support/llm_harness.py");
     let gguf = dir.join("tiny-random-llama.gguf");
     run(Command::new(&py).arg(&harness).arg("tiny").arg(&gguf))?;
-    run(crate::cargo().args(["build", "--release", "-p", "factpico-llm", "--example", "bench_client", "--quiet"]))?;
-    let bin = repo_root().join("target/release/examples/bench_client");
+    let mut build = crate::cargo();
+    build.args(["build", "-p", "factpico-llm", "--example", "bench_client", "--quiet"]);
+    if !debug {
+        build.arg("--release");
+    }
+    run(&mut build)?;
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), std::path::PathBuf::from);
+    let bin = target.join(if debug { "debug" } else { "release" }).join("examples/bench_client");
 
     // request bodies: FactPICO full-text prompts over the fixtures, repeated
     let one_pass = dir.join("bodies-pass.json");
@@ -121,6 +137,15 @@ pub fn bench(n: usize) -> Result<()> {
     let runs = result?;
 
     let m = |v: &[Value], k: &str| median(v.iter().filter_map(|x| x[k].as_f64()).collect());
+    let some = |x: f64| x.is_finite().then_some(x);
+    let side = |label: &str, v: &[Value]| crate::bench_all::Side {
+        label: label.to_owned(),
+        wall_s: some(m(v, "wall_s")),
+        cpu_s: some(m(v, "cpu_s")),
+        peak_rss_mb: some(m(v, "peak_rss_mb")),
+        threads: None,
+    };
+    let mut rows = Vec::new();
     println!("load average (1/5/15 min) before: {load_before}; after: {load_after}\n");
     println!("| measure | requests × runs | concurrency | factpico | openai (asyncio) | factpico / openai |\n|---|---:|---:|---:|---:|---:|");
     for (what, f, o) in &runs {
@@ -130,6 +155,14 @@ pub fn bench(n: usize) -> Result<()> {
         if failed > 0 {
             bail!("{failed} requests failed during the {what} runs");
         }
+        rows.push(crate::bench_all::Comparison {
+            label: format!("LLM client {what}: {n} requests × 3 runs, concurrency {c}, local llama.cpp (tiny GGUF)"),
+            pairs: n as usize,
+            reference: Some(side("openai (AsyncOpenAI + asyncio)", o)),
+            factpico: side(&format!("factpico-llm Client ({})", if debug { "debug" } else { "release" }), f),
+            max_abs_delta: None,
+            note: Some("medians; no scores".into()),
+        });
         if what == "throughput" {
             let (a, b) = (m(f, "req_per_s"), m(o, "req_per_s"));
             println!("| requests/s (median) | {n} × 3 | {c} | {a:.2} | {b:.2} | {:.2}× |", a / b);
@@ -143,5 +176,5 @@ pub fn bench(n: usize) -> Result<()> {
         }
     }
     println!("\nraw runs: {}", serde_json::to_string(&runs.iter().map(|(w, f, o)| json!({"what": w, "factpico": f, "openai": o})).collect::<Vec<_>>())?);
-    Ok(())
+    Ok(rows)
 }

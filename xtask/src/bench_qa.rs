@@ -30,6 +30,15 @@ pub fn fixtures() -> Result<()> {
 
 /// Runs the QuestEval benchmark on `n_pairs` real pairs.
 pub fn bench(n_pairs: usize) -> Result<()> {
+    measure(n_pairs).map(|_| ())
+}
+
+/// [`bench`], returning the row of `cargo xtask bench all`: factpico's side is measured as a
+/// whole process by `/usr/bin/time` (model load included), the reference's by its script.
+///
+/// # Errors
+/// No reference venv, a failing script or example.
+pub fn measure(n_pairs: usize) -> Result<crate::bench_all::Comparison> {
     let py = qa_python()?;
     let dir = repo_root().join("bench-out").join("qa");
     std::fs::create_dir_all(&dir)?;
@@ -54,14 +63,11 @@ pub fn bench(n_pairs: usize) -> Result<()> {
         cmd.env("ORT_DYLIB_PATH", lib);
     }
     let ours_load_before = load();
-    let out = cmd
-        .args([dir.join("onnx").display().to_string(), dir.join("pairs.json").display().to_string(), "2".into()])
-        .output()
-        .with_context(|| format!("running {}", exe.display()))?;
+    let (out, ours_wall, ours_cpu, ours_rss) = crate::bench_all::timed(
+        cmd.args([dir.join("onnx").display().to_string(), dir.join("pairs.json").display().to_string(), "2".into()]),
+    )
+    .with_context(|| format!("running {}", exe.display()))?;
     let ours_load_after = load();
-    if !out.status.success() {
-        bail!("bench_questeval failed: {}", String::from_utf8_lossy(&out.stderr));
-    }
     let ours: Value = serde_json::from_slice(&out.stdout)?;
     let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     let diffs: Vec<f64> = ours["scores"]
@@ -98,7 +104,26 @@ pub fn bench(n_pairs: usize) -> Result<()> {
         ours_load_before,
         ours_load_after
     );
-    Ok(())
+    Ok(crate::bench_all::Comparison {
+        label: format!("QuestEval F1, random T5-base graph, {} questions", reference["questions"]),
+        pairs: reference["pairs"].as_u64().map_or(n_pairs, |x| x as usize),
+        reference: Some(crate::bench_all::Side {
+            label: "questeval 0.2.4 (PyTorch CPU)".into(),
+            wall_s: reference["seconds"].as_f64(),
+            cpu_s: reference["cpu_seconds"].as_f64(),
+            peak_rss_mb: reference["peak_rss_mb"].as_f64(),
+            threads: Some(2),
+        }),
+        factpico: crate::bench_all::Side {
+            label: "bench_questeval example (release), whole process".into(),
+            wall_s: Some(ours_wall),
+            cpu_s: Some(ours_cpu),
+            peak_rss_mb: Some(ours_rss),
+            threads: Some(2),
+        },
+        max_abs_delta: Some(max_d),
+        note: Some("factpico side includes model load".into()),
+    })
 }
 
 /// `cargo xtask bench qafacteval --pairs N`: factpico's throughput for the QAFactEval-style

@@ -35,6 +35,9 @@
 //!   benchmark vs the Python reference (`summac.rs`).
 //! * `cargo xtask fixtures minicheck` / `cargo xtask bench minicheck` — MiniCheck replicas,
 //!   fixtures + goldens, benchmark vs the reference (`minicheck.rs`).
+//! * `cargo xtask bench all [--pairs N] [--only NAME,...] [--fresh] [--redo NAME] [--debug]` —
+//!   every comparison above one after the other, resumable per section (results stored under
+//!   `target/bench-all/`), then the generated tables of BENCHMARKS.md (`bench_all.rs`).
 //! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
 //!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
@@ -43,6 +46,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_all;
 mod bench_model_free;
 mod export;
 mod fixtures;
@@ -187,11 +191,25 @@ enum Cmd {
         /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa (QuestEval vs the reference),
         /// qafacteval (factpico only), report (page size and time to first render), python (the Python package),
         /// summac, minicheck (or minicheck:VARIANT,... for some checkers),
-        /// llm (client vs Python openai).
+        /// llm (client vs Python openai), or all (every comparison, resumable; see --only, --redo,
+        /// --fresh).
         what: String,
         /// Number of real pairs.
         #[arg(long, default_value_t = 100)]
         pairs: usize,
+        /// bench all: only these sections (repeatable or comma-separated).
+        #[arg(long)]
+        only: Vec<String>,
+        /// bench all: rerun these sections although their results are stored.
+        #[arg(long)]
+        redo: Vec<String>,
+        /// bench all: rerun every section.
+        #[arg(long)]
+        fresh: bool,
+        /// bench all: build factpico's side in the dev profile where a section allows it
+        /// (model-free, llm); recorded in the table's "build" column.
+        #[arg(long)]
+        debug: bool,
     },
 }
 
@@ -269,15 +287,18 @@ fn main() -> Result<()> {
         Cmd::Sidecar { venv, python } => sidecar::setup(venv, python).map(|_| ()),
         Cmd::Browser => browser::setup().map(|_| ()),
         Cmd::LlmVenv { venv } => llm::setup(venv).map(|_| ()),
+        Cmd::Bench { what, pairs, only, redo, fresh, debug } if what == "all" => {
+            bench_all::run(&bench_all::Options { pairs, only, fresh, redo, debug })
+        }
         Cmd::Bench { what, .. } if what == "model-free" => bench_model_free::run(5),
-        Cmd::Bench { what, pairs } if what == "python" => pytest::bench(&[], pairs.min(300)),
-        Cmd::Bench { what, pairs } if what == "dae" => bench_dae::bench(pairs),
-        Cmd::Bench { what, pairs } if what == "qa" => bench_qa::bench(pairs),
+        Cmd::Bench { what, pairs, .. } if what == "python" => pytest::bench(&[], pairs.min(300)),
+        Cmd::Bench { what, pairs, .. } if what == "dae" => bench_dae::bench(pairs),
+        Cmd::Bench { what, pairs, .. } if what == "qa" => bench_qa::bench(pairs),
         Cmd::Bench { what, .. } if what == "report" => bench_report::run(&[1_000, 10_000]),
-        Cmd::Bench { what, pairs } if what == "qafacteval" => bench_qa::bench_qafacteval(pairs),
-        Cmd::Bench { what, pairs } if what == "summac" => summac::bench(pairs),
-        Cmd::Bench { what, pairs } if what == "minicheck" || what.starts_with("minicheck:") => minicheck::bench(&what, pairs),
-        Cmd::Bench { what, pairs } if what == "llm" => bench_llm::bench(pairs),
-        Cmd::Bench { what, pairs } => bench::bench(&what, pairs),
+        Cmd::Bench { what, pairs, .. } if what == "qafacteval" => bench_qa::bench_qafacteval(pairs),
+        Cmd::Bench { what, pairs, .. } if what == "summac" => summac::bench(pairs),
+        Cmd::Bench { what, pairs, .. } if what == "minicheck" || what.starts_with("minicheck:") => minicheck::bench(&what, pairs),
+        Cmd::Bench { what, pairs, .. } if what == "llm" => bench_llm::bench(pairs),
+        Cmd::Bench { what, pairs, .. } => bench::bench(&what, pairs),
     }
 }

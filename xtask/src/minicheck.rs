@@ -133,11 +133,41 @@ fn disk_needed(variant: &str) -> u64 {
 /// Free space the benchmark leaves to the machine's other users.
 const DISK_RESERVE: u64 = 8 << 30;
 
+/// `Err(reason)` when building `variant`'s full-size replica would leave less than
+/// [`DISK_RESERVE`] free (a replica already built needs nothing more).
+pub fn disk_check(variant: &str) -> std::result::Result<(), String> {
+    if !VARIANTS.contains(&variant) {
+        return Err(format!("unknown MiniCheck checker {variant} (known: {})", VARIANTS.join(", ")));
+    }
+    let dir = repo_root().join("bench-out").join("minicheck");
+    let built = dir.join(format!("{variant}-full/config.json")).exists() && dir.join(format!("{variant}-full-onnx/model.onnx")).exists();
+    let probe = if dir.exists() { dir } else { repo_root() };
+    match free_bytes(&probe) {
+        Some(f) if !built && f < disk_needed(variant) + DISK_RESERVE => {
+            let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+            Err(format!(
+                "not measured: building it needs ~{:.1} GiB and {:.1} GiB are free (8 GiB stay free for others)",
+                gib(disk_needed(variant)),
+                gib(f)
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `cargo xtask bench minicheck[:VARIANT,...] [--pairs N]`: each checker's full-size replica
 /// is built, exported, measured and **deleted** before the next one (a full-size Flan-T5-large
 /// takes ~3 GB per copy); a checker whose build would leave less than 8 GiB free is not
 /// measured and says so.
 pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
+    measure(what, n_pairs).map(|_| ())
+}
+
+/// [`bench`], returning the rows of `cargo xtask bench all` (one per measured checker).
+///
+/// # Errors
+/// Unknown checker, no reference venv, a failing script or example.
+pub fn measure(what: &str, n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
     let variants: Vec<&str> = match what.split_once(':') {
         None => VARIANTS.to_vec(),
         Some((_, list)) => list.split(',').filter(|v| !v.is_empty()).collect(),
@@ -153,6 +183,7 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
     let corpus = dir.join("corpus.jsonl");
     run_script(&py, "onnx/bench_minicheck.py", &["pairs", "--n", &n_pairs.to_string(), "--out", &s(&pairs), "--corpus-out", &s(&corpus)])?;
     let mut rows = Vec::new();
+    let mut comparisons = Vec::new();
     for v in variants {
         let ckpt = dir.join(format!("{v}-full"));
         let onnx = dir.join(format!("{v}-full-onnx"));
@@ -194,6 +225,21 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
             x["scores"].as_array().map(|a| a.iter().map(Value::as_f64).collect()).unwrap_or_default()
         };
         let d = sc(&ours).iter().zip(sc(&reference)).filter_map(|(a, b)| Some((a.as_ref()? - b?).abs())).fold(0.0, f64::max);
+        let side = |label: &str, x: &Value| crate::bench_all::Side {
+            label: label.to_owned(),
+            wall_s: x["seconds"].as_f64(),
+            cpu_s: x["cpu_seconds"].as_f64(),
+            peak_rss_mb: x["peak_rss_mb"].as_f64(),
+            threads: Some(2),
+        };
+        comparisons.push(crate::bench_all::Comparison {
+            label: format!("{v} full-size random replica, {} chunk+claim inputs", ours["inputs"]),
+            pairs: ours["pairs"].as_u64().unwrap_or(0) as usize,
+            reference: Some(side("Liyan06/MiniCheck @ b58b9fa (PyTorch CPU, batch 16)", &reference)),
+            factpico: side("bench_minicheck example (release), batch 4", &ours),
+            max_abs_delta: Some(d),
+            note: None,
+        });
         rows.push(format!(
             "| {v} | {n} | {inputs} | {rs:.1} s ({rc:.1} CPU s) | {fs:.1} s ({fc:.1} CPU s) | **{ratio:.2}x** wall, {cratio:.2}x CPU | {d:.1e} | {rr:.0} / {fr:.0} MB | {load_before} → {load_after} |",
             n = ours["pairs"],
@@ -220,5 +266,5 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
     let out = dir.join("BENCHMARKS-section.md");
     std::fs::write(&out, &md)?;
     println!("{md}\n(written to {})", out.display());
-    Ok(())
+    Ok(comparisons)
 }

@@ -206,3 +206,65 @@ pub fn bench(sections: &[String], alignscore_pairs: usize) -> Result<()> {
         .env("RAY_AUTH_MODE", "disabled")
         .env("RAY_USAGE_STATS_ENABLED", "0"))
 }
+
+/// `cargo xtask bench python` (its default sections), returning the rows of `cargo xtask bench
+/// all` from `bench-out/python.json`: the AlignScore row (reference vs the Python API: wall, CPU,
+/// peak RSS, max |Δ|) and the ROUGE and textstat rows (best-of wall times only).
+///
+/// # Errors
+/// As [`bench`]; a missing or unreadable `python.json`.
+pub fn measure(alignscore_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
+    use crate::bench_all::{Comparison, Side};
+    bench(&[], alignscore_pairs)?;
+    let path = repo_root().join("bench-out").join("python.json");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?)?;
+    let wall = |label: &str, v: &serde_json::Value| Side { label: label.to_owned(), wall_s: v.as_f64(), ..Side::default() };
+    let mut rows = Vec::new();
+    let rouge = &r["rouge"]["seconds"];
+    if rouge.is_object() {
+        rows.push(Comparison {
+            label: "ROUGE-L/Lsum per pair, Python API".into(),
+            pairs: r["rouge"]["pairs"].as_u64().unwrap_or(0) as usize,
+            reference: Some(wall("rouge-score 0.1.2", &rouge["rouge-score"])),
+            factpico: wall("factpico.rouge_score", &rouge["factpico"]),
+            max_abs_delta: Some(0.0),
+            note: Some("best of 5, wall only; values asserted equal".into()),
+        });
+    }
+    let ts = &r["textstat"]["seconds"];
+    if ts.is_object() {
+        rows.push(Comparison {
+            label: "FKGL + FRE per text, Python API".into(),
+            pairs: r["textstat"]["texts"].as_u64().unwrap_or(0) as usize / 2,
+            reference: Some(wall("textstat 0.7.3", &ts["textstat 0.7.3"])),
+            factpico: wall("factpico.textstat", &ts["factpico"]),
+            max_abs_delta: Some(0.0),
+            note: Some("best of 5, wall only; values asserted equal".into()),
+        });
+    }
+    let a = &r["alignscore"];
+    if a.is_object() {
+        let f = |k: &str| a[k].as_f64();
+        rows.push(Comparison {
+            label: "AlignScore nli_sp, random RoBERTa-base graph, Python API".into(),
+            pairs: a["pairs"].as_u64().unwrap_or(0) as usize,
+            reference: Some(Side {
+                label: "alignscore 0.1.4 (PyTorch CPU, batch 32)".into(),
+                wall_s: f("reference_seconds"),
+                cpu_s: f("reference_cpu_seconds"),
+                peak_rss_mb: f("reference_peak_rss_mb"),
+                threads: Some(2),
+            }),
+            factpico: Side {
+                label: "factpico.alignscore.AlignScore (release wheel), batch 2".into(),
+                wall_s: f("seconds"),
+                cpu_s: f("cpu_seconds"),
+                peak_rss_mb: f("peak_rss_mb"),
+                threads: Some(2),
+            },
+            max_abs_delta: f("max_abs_diff"),
+            note: None,
+        });
+    }
+    Ok(rows)
+}

@@ -140,8 +140,17 @@ fn load_avg() -> String {
     std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "unknown".into(), |l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
 }
 
-/// One model: reference then factpico on the same pairs; a Markdown table row.
-fn one(py: &Path, dir: &Path, label: &str, ckpt: &Path, onnx: &Path, ent_con: (&str, &str), pairs: &Path) -> Result<String> {
+/// One model: reference then factpico on the same pairs; a Markdown table row and the row of
+/// `cargo xtask bench all`.
+fn one(
+    py: &Path,
+    dir: &Path,
+    label: &str,
+    ckpt: &Path,
+    onnx: &Path,
+    ent_con: (&str, &str),
+    pairs: &Path,
+) -> Result<(String, crate::bench_all::Comparison)> {
     let ref_json = dir.join(format!("reference-{label}.json"));
     let before = load_avg();
     run_script(
@@ -156,7 +165,22 @@ fn one(py: &Path, dir: &Path, label: &str, ckpt: &Path, onnx: &Path, ent_con: (&
     let f = factpico_run(onnx, pairs, &dir.join("conv.json"))?;
     let after = load_avg();
     let g = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
-    Ok(format!(
+    let side = |label: &str, v: &Value| crate::bench_all::Side {
+        label: label.to_owned(),
+        wall_s: v["seconds"].as_f64(),
+        cpu_s: v["cpu_seconds"].as_f64(),
+        peak_rss_mb: v["peak_rss_mb"].as_f64(),
+        threads: Some(2),
+    };
+    let row = crate::bench_all::Comparison {
+        label: format!("{label}: {} NLI pairs", r["nli_pairs"]),
+        pairs: r["rows"].as_u64().unwrap_or(0) as usize,
+        reference: Some(side("summac 0.0.4 (PyTorch CPU)", &r)),
+        factpico: side("bench_summac example (release)", &f),
+        max_abs_delta: Some(max_delta(&r, &f, "zs").max(max_delta(&r, &f, "conv"))),
+        note: Some("ZS and Conv".into()),
+    };
+    Ok((format!(
         "| {label} | {rows} ({np} NLI pairs) | {rs:.1} s / {rc:.1} CPU s / {rr:.0} MB | {fs:.1} s / {fc:.1} CPU s / {fr:.0} MB | \
          {wr:.2}x | {cr:.2}x | {dz:.1e} / {dc:.1e} | {before} → {after} |",
         rows = r["rows"],
@@ -171,11 +195,19 @@ fn one(py: &Path, dir: &Path, label: &str, ckpt: &Path, onnx: &Path, ent_con: (&
         cr = g(&r, "cpu_seconds") / g(&f, "cpu_seconds"),
         dz = max_delta(&r, &f, "zs"),
         dc = max_delta(&r, &f, "conv"),
-    ))
+    ), row))
 }
 
 /// `cargo xtask bench summac`.
 pub fn bench(n_pairs: usize) -> Result<()> {
+    measure(n_pairs).map(|_| ())
+}
+
+/// `cargo xtask bench summac`, returning the rows of `cargo xtask bench all`.
+///
+/// # Errors
+/// No SummaC venv, a failing script or example.
+pub fn measure(n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
     let py = python()?;
     let dir: PathBuf = repo_root().join("bench-out").join("summac");
     std::fs::create_dir_all(&dir)?;
@@ -188,6 +220,7 @@ pub fn bench(n_pairs: usize) -> Result<()> {
     let shared = std::env::var_os("FACTPICO_SHARED").map_or_else(|| repo_root().join("../shared"), PathBuf::from);
     let minilm = one(&py, &dir, "MiniLM NLI (shared asset, BERT 6x384)", &dir.join("minilm-torch"), &shared.join("models/minilm-nli"), ("0", "2"), &pairs)?;
     let xl = one(&py, &dir, "random ALBERT-xlarge (vitc shape)", &dir.join("albert-xlarge"), &dir.join("onnx-xlarge"), ("0", "1"), &pairs_xl)?;
+    let ((minilm, minilm_row), (xl, xl_row)) = (minilm, xl);
     let md = format!(
         "| NLI model | InfoLossQA rows | reference: wall / CPU / peak RSS | factpico: wall / CPU / peak RSS | \
          speed-up (wall) | speed-up (CPU) | max abs Δ ZS / Conv | load average before → after |\n\
@@ -196,5 +229,5 @@ pub fn bench(n_pairs: usize) -> Result<()> {
     let out = dir.join("BENCHMARKS-section.md");
     std::fs::write(&out, &md)?;
     println!("{md}\n(written to {})", out.display());
-    Ok(())
+    Ok(vec![minilm_row, xl_row])
 }

@@ -19,6 +19,20 @@ use std::time::Instant;
 use factpico_llm::client::Client;
 use factpico_llm::{request_bodies, ClientOptions, LlmOptions, Protocol, RowInput, StructuredOutput};
 
+/// User + system CPU seconds of this process (all threads), from /proc/self/stat; and peak RSS
+/// (VmHWM) in MB. `None` where /proc is missing.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let f: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
 fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
@@ -66,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // futures started at once, timing before the client's own limit would count the
             // wait for a free slot (about half the run's wall time) as latency.
             let permits = tokio::sync::Semaphore::new(c);
-            let t0 = Instant::now();
+            let (t0, c0) = (Instant::now(), cpu_seconds());
             let results = rt.block_on(futures_util::future::join_all(bodies.iter().map(|b| {
                 let (client, permits) = (&client, &permits);
                 async move {
@@ -77,6 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             })));
             let wall = t0.elapsed().as_secs_f64();
+            let cpu = cpu_seconds().zip(c0).map(|(a, b)| a - b);
             let mut lat = Vec::new();
             let mut server = Vec::new();
             let mut overhead = Vec::new();
@@ -99,6 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     "client": "factpico", "n": bodies.len(), "concurrency": c, "wall_s": wall,
                     "req_per_s": bodies.len() as f64 / wall, "latency_ms_median": median(lat),
                     "server_ms_median": median(server), "overhead_ms_median": median(overhead), "failed": failed,
+                    "cpu_s": cpu, "peak_rss_mb": peak_rss_mb(),
                 })
             );
         }

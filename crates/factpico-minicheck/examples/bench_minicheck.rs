@@ -3,11 +3,12 @@
 //! ```text
 //! cargo run --release -p factpico-minicheck --example bench_minicheck -- \
 //!     MODEL_DIR PAIRS_JSON [--threads 2] [--batch-size 4] [--pairs N (first N only)]
+//!     [--memory-pattern 0|1] [--device-initializers 0|1]
 //! ```
 //!
 //! `PAIRS_JSON` is `[[id, document, claim], ...]`. Scores the whole claims (the reference's
 //! mode) and prints one JSON object: scoring seconds (model load excluded), CPU seconds,
-//! peak RSS (VmHWM), inputs run and the scores.
+//! peak RSS (VmHWM; also right after the model load), RSS at the end, inputs run and the scores.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::time::Instant;
@@ -20,6 +21,18 @@ fn peak_rss_mb() -> f64 {
         .and_then(|s| {
             s.lines()
                 .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Current resident set size (VmRSS), MB.
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
                 .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
         })
         .map_or(f64::NAN, |kb| kb / 1024.0)
@@ -51,6 +64,9 @@ fn main() {
             "--threads" => opts.threads = v,
             "--batch-size" => opts.batch_size = v,
             "--pairs" => pairs.truncate(v),
+            // 1/0: ONNX Runtime's memory pattern and per-initializer allocation (defaults 1 and 0)
+            "--memory-pattern" => opts.session.memory_pattern = v == 1,
+            "--device-initializers" => opts.session.device_allocator_for_initializers = v == 1,
             other => panic!("unknown option {other}"),
         }
         i += 2;
@@ -58,6 +74,7 @@ fn main() {
     let t_load = Instant::now();
     let mc = MiniCheck::try_new(model, opts.clone()).unwrap();
     let load_s = t_load.elapsed().as_secs_f64();
+    let load_rss = peak_rss_mb();
     let rows: Vec<(&str, &str)> = pairs.iter().map(|(_, d, c)| (d.as_str(), c.as_str())).collect();
     let (t0, c0) = (Instant::now(), cpu_seconds());
     let out = mc.score_batch(&rows).unwrap();
@@ -69,7 +86,7 @@ fn main() {
         "model": model, "variant": mc.variant().as_str(), "pairs": rows.len(), "inputs": inputs,
         "threads": opts.threads, "batch_size": opts.batch_size,
         "load_seconds": load_s, "seconds": secs, "cpu_seconds": cpu, "pairs_per_s": rows.len() as f64 / secs,
-        "peak_rss_mb": peak_rss_mb(), "scores": scores,
+        "peak_rss_mb": peak_rss_mb(), "peak_rss_after_load_mb": load_rss, "rss_end_mb": rss_mb(), "scores": scores,
     });
     println!("{json}");
 }

@@ -63,6 +63,17 @@ pub struct SessionOptions {
     /// attention scores) allocated for the session's lifetime; off, each run allocates and
     /// frees through the system allocator (lower peak memory, slightly more allocation work).
     pub cpu_mem_arena: bool,
+    /// ONNX Runtime's memory-pattern planning (`enable_mem_pattern`; on by default, as in
+    /// ONNX Runtime). A switch for memory investigations (issue 26 item 3): on the full-size
+    /// MiniCheck-RoBERTa-L replica neither setting of this or of
+    /// [`SessionOptions::device_allocator_for_initializers`] changed peak RSS beyond its
+    /// run-to-run spread (BENCHMARKS.md, MiniCheck, "peak RSS").
+    pub memory_pattern: bool,
+    /// Allocate each initializer (weight) on its own through the device allocator
+    /// (`session.use_device_allocator_for_initializers`) instead of one planned block; off by
+    /// default, as in ONNX Runtime. A switch for memory investigations, like
+    /// [`SessionOptions::memory_pattern`].
+    pub device_allocator_for_initializers: bool,
 }
 
 impl Default for SessionOptions {
@@ -75,6 +86,8 @@ impl Default for SessionOptions {
             allow_spinning: false,
             sessions: 1,
             cpu_mem_arena: true,
+            memory_pattern: true,
+            device_allocator_for_initializers: false,
         }
     }
 }
@@ -90,6 +103,18 @@ impl SessionOptions {
     #[must_use]
     pub fn cpu_mem_arena(mut self, on: bool) -> Self {
         self.cpu_mem_arena = on;
+        self
+    }
+    /// Sets [`SessionOptions::memory_pattern`].
+    #[must_use]
+    pub fn memory_pattern(mut self, on: bool) -> Self {
+        self.memory_pattern = on;
+        self
+    }
+    /// Sets [`SessionOptions::device_allocator_for_initializers`].
+    #[must_use]
+    pub fn device_allocator_for_initializers(mut self, on: bool) -> Self {
+        self.device_allocator_for_initializers = on;
         self
     }
     /// Sets [`SessionOptions::inter_threads`].
@@ -193,6 +218,11 @@ pub(crate) fn build_session(model: &Path, opts: &SessionOptions) -> Result<ort::
             })
         }
     }
+    // Memory switches: see the two fields' docs.
+    if opts.device_allocator_for_initializers {
+        builder = b(builder.with_device_allocated_initializers(), "device_allocator_for_initializers")?;
+    }
+    builder = b(builder.with_memory_pattern(opts.memory_pattern), "memory_pattern")?;
     builder.commit_from_file(model).map_err(|e| Error::InvalidModel {
         path: model.to_path_buf(),
         reason: format!(
