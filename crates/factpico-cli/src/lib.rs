@@ -3,6 +3,24 @@
 //! readers are public so that they can be fuzzed (`cargo xtask fuzz`) and tested directly, and
 //! so is the escaping of untrusted text printed on a terminal ([`term`]).
 
+/// `eprintln!` that never panics: a closed standard error (`factpico … 2>&1 | head`) must not
+/// abort a run whose output is still to be finalised (std's macro panics on EPIPE). Shadows
+/// the prelude macro in every module of this crate.
+macro_rules! eprintln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprint!` that never panics (see `eprintln!` above).
+macro_rules! eprint {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
 pub mod input;
 pub mod fuzzing;
 pub mod term;

@@ -678,15 +678,21 @@ fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
     }
     let pairs: Vec<Pair<'_>> = rows.iter().map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras)).collect();
     println!("dry run: {} rows read ({unreadable} unreadable) from {}", pairs.len(), crate::term::path(&args.input));
+    let mut refused = 0;
     for info in infos {
         match factpico::units::plan(info, &options, &pairs) {
             Some(Ok(line)) => println!("{line}"),
-            Some(Err(e)) => println!("{}: {}", info.name, crate::flags::for_cli(&factpico::error_chain(&e))),
+            Some(Err(e)) => {
+                // what the run would refuse: an error, so that the dry run's exit says so
+                refused += 1;
+                println!("{}: refused: {}", info.name, crate::flags::for_cli(&factpico::error_chain(&e)));
+                eprintln!("error: {}: {}", info.name, crate::flags::for_cli(&factpico::error_chain(&e)));
+            }
             None => println!("{}: computed locally; no request to count", info.name),
         }
     }
     println!("nothing was sent or written");
-    Ok(0)
+    Ok(if refused > 0 { 2 } else { 0 })
 }
 
 /// Prints a row's explanation (`--explain`: each metric unit's rendering of its details) to

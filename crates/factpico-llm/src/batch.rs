@@ -246,7 +246,14 @@ pub fn import(cache: &Cache, results: &Path, requests: Option<&Path>) -> Result<
             seen.remove(id);
             return Ok(());
         }
+        let content_given = body.pointer("/choices/0/message/content").is_some_and(serde_json::Value::is_string);
         match crate::client::parse_completion(&body.to_string()) {
+            // a null or missing content (a refusal, a filtered answer) is not an answer to keep:
+            // cached, it would be a null no re-run repairs; the next export writes it again
+            Ok(_) if !content_given => {
+                report.failed.push(fail("the completion has no message content (a refusal or a filtered answer)".into()));
+                seen.remove(id);
+            }
             Ok(reply) => accepted.push((id.to_owned(), reply)),
             Err(why) => {
                 report.failed.push(fail(format!("the body is not a chat completion: {}", crate::client::redact(&why, None))));

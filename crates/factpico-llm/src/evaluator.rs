@@ -660,7 +660,11 @@ impl Evaluator {
                         s.replies_without_logprobs += 1;
                     });
                     if first {
-                        log::warn!("the server sent no logprobs although `llm.logprobs` asked for them: the weighted columns are nulls (the sampled ratings are kept)");
+                        log::warn!(
+                            "{}: the weighted columns are nulls (the sampled ratings are kept){}",
+                            if *cached { "a reply from the cache has no logprobs (the server sent none when it was asked)" } else { "the server sent no logprobs although `llm.logprobs` asked for them" },
+                            if *cached { "; to ask again, use another `llm.runtime.cache` or `llm.runtime.no_cache`" } else { "" }
+                        );
                     }
                 }
                 Judged { parsed: Some(parsed), reply: Some(reply.clone()), cached: *cached, failure: None, upstream: false, weighted: w }
@@ -932,13 +936,34 @@ impl Rated {
     }
 
     /// Mean over the readable samples; a failed sample makes it a null (re-run to complete).
+    /// With several samples, N/A (prompt rating 5) in at least half of the samples that gave
+    /// a rating makes the element N/A (a null, as one sample's 5 is); otherwise the N/A
+    /// samples are left out of the mean.
     fn value(&self) -> std::result::Result<f64, String> {
+        if let Some(reason) = self.mostly_na() {
+            return Err(reason);
+        }
         self.mean(Judged::value)
+    }
+
+    /// The N/A null of several samples, when N/A holds at least half of the ratings read.
+    fn mostly_na(&self) -> Option<String> {
+        if self.samples.len() < 2 || self.failed() {
+            return None;
+        }
+        let rated: Vec<u8> = self.samples.iter().filter_map(|j| j.parsed.as_ref().and_then(|p| p.rating)).collect();
+        let na = rated.iter().filter(|&&r| r == 5).count();
+        (na > 0 && 2 * na >= rated.len()).then(|| {
+            format!("N/A: {na} of the {} samples that gave a rating rated the element not applicable (rating 5)", rated.len())
+        })
     }
 
     fn weighted_value(&self) -> std::result::Result<f64, String> {
         if !self.logprobs && !self.failed() {
             return Err("not requested (`llm.logprobs`)".into());
+        }
+        if let Some(reason) = self.mostly_na() {
+            return Err(reason);
         }
         self.mean(Judged::weighted_value)
     }
@@ -980,13 +1005,27 @@ impl Rated {
             let m = scores.iter().sum::<f64>() / scores.len() as f64;
             (scores.iter().map(|v| (v - m).powi(2)).sum::<f64>() / scores.len() as f64).sqrt()
         });
-        let first = self.samples.iter().find_map(|j| j.parsed.as_ref().zip(j.reply.as_ref()));
+        let ratings: Vec<String> = self
+            .samples
+            .iter()
+            .map(|j| j.parsed.as_ref().and_then(|p| p.rating).map_or_else(|| "none".to_owned(), |r| r.to_string()))
+            .collect();
+        let summary = format!(
+            "{} samples: prompt ratings {}; majority {}; spread {}",
+            self.samples.len(),
+            ratings.join(", "),
+            majority.map_or_else(|| "none".to_owned(), |r| r.to_string()),
+            spread.map_or_else(|| "none".to_owned(), |s| format!("{s:.3}"))
+        );
+        // "rating", "rationale" and "reply" stay null: no single reply stands for the samples
+        // (each sample's are under "samples"); "score" is the column's value.
         json!({
-            "rating": majority,
+            "rating": null,
             "score": self.value().ok(),
             "null_reason": self.value().err(),
-            "rationale": first.and_then(|(p, _)| p.rationale.clone()),
-            "reply": first.map(|(_, r)| r.content.clone()),
+            "rationale": null,
+            "reply": null,
+            "summary": summary,
             "cached": self.samples.iter().all(|j| j.cached),
             "weighted_score": self.weighted_value().ok(),
             "majority": majority,

@@ -100,7 +100,8 @@ pub fn support_probability(top: &[(String, f64)]) -> Result<f64, String> {
     if top.is_empty() {
         return Err(NO_TOP_LOGPROBS.to_owned());
     }
-    Ok(top.iter().filter(|(t, _)| t.to_lowercase() == "yes").map(|(_, lp)| lp.exp()).sum())
+    // `+ 0.0`: an empty sum is -0.0 in Rust; no "yes" among the alternatives is probability 0
+    Ok(top.iter().filter(|(t, _)| t.to_lowercase() == "yes").map(|(_, lp)| lp.exp()).sum::<f64>() + 0.0)
 }
 
 /// The minimum over sentences of the maximum over chunks (`probs[sentence][chunk]`); `None`
@@ -168,7 +169,15 @@ mod imp {
                 return Err(Error::Options("`llm.minicheck_chunk_size` must be at least 1".into()));
             }
             // No structured-output probe: MiniCheck requests are never constrained.
-            let o = LlmOptions { structured_output: StructuredOutput::Off, ..options.clone() };
+            // The FactPICO evaluators' reply options do not apply (one fixed request per check).
+            let o = LlmOptions {
+                structured_output: StructuredOutput::Off,
+                samples: None,
+                prompt: crate::options::PromptVariant::Published,
+                rationale_first: false,
+                logprobs: false,
+                ..options.clone()
+            };
             let inner = Evaluator::try_new(Protocol::FullText, &o)?;
             Ok(Self { inner, chunk_size, punkt: Punkt::english(), warned: AtomicBool::new(false) })
         }

@@ -420,9 +420,22 @@ impl LlmOptions {
     /// [`crate::Error::Options`] naming the first bad field.
     pub fn validate(&self) -> crate::Result<()> {
         let bad = |m: String| Err(crate::Error::Options(m));
+        if let Some(t) = self.temperature.filter(|t| !t.is_finite() || *t < 0.0) {
+            return bad(format!("`llm.temperature` must be a finite number of at least 0, got {t}"));
+        }
+        if let Some(p) = self.top_p.filter(|p| !p.is_finite() || *p <= 0.0 || *p > 1.0) {
+            return bad(format!("`llm.top_p` must be in (0, 1], got {p}"));
+        }
+        if self.max_tokens == Some(0) || self.extract_max_tokens == Some(0) {
+            let f = if self.max_tokens == Some(0) { "max_tokens" } else { "extract_max_tokens" };
+            return bad(format!("`llm.{f}` must be at least 1"));
+        }
         let n = self.sample_count();
         if n == 0 || n > MAX_SAMPLES {
             return bad(format!("`llm.samples` must be from 1 to {MAX_SAMPLES}, got {n}"));
+        }
+        if let Some(seed) = self.seed.filter(|&s| s.saturating_add(u64::from(n.saturating_sub(1))) > i64::MAX as u64) {
+            return bad(format!("`llm.seed` {seed} is too large: with {n} sample(s) the seeds sent go up to seed + {} and must stay within {}", n.saturating_sub(1), i64::MAX));
         }
         if n > 1 {
             let t = Sampling::resolve(self).temperature;
@@ -434,6 +447,11 @@ impl LlmOptions {
         }
         if self.rationale_first && self.prompt == PromptVariant::RatingOnly {
             return bad("`llm.rationale_first` cannot be combined with `llm.prompt` rating-only (its replies have no rationale)".into());
+        }
+        if self.rationale_first && self.structured_output == crate::structured::StructuredOutput::Off {
+            return bad(
+                "`llm.rationale_first` needs `llm.structured_output` json-schema or grammar (the free-text prompt's field order is the reference's)".into(),
+            );
         }
         if self.rationale_max_chars == Some(0) {
             return bad("`llm.rationale_max_chars` must be at least 1".into());

@@ -138,7 +138,8 @@ impl Bodies<'_> {
             .map(|i| {
                 let mut b = self.rating(m, scale);
                 if let Some(o) = b.as_object_mut() {
-                    o.insert("seed".into(), json!(base.wrapping_add(u64::from(i))));
+                    // `validate` keeps seed + n − 1 within i64 (what servers parse)
+                    o.insert("seed".into(), json!(base.saturating_add(u64::from(i))));
                 }
                 b
             })
@@ -303,6 +304,18 @@ pub fn request_bodies(protocol: Protocol, options: &LlmOptions, rows: &[RowInput
 /// # Errors
 /// [`Error::Options`] when the rationale bound is 0.
 pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> Result<Plan> {
+    // what a run would refuse, a dry run refuses too (nothing is contacted)
+    options.runtime.client.validate()?;
+    options.runtime.prices()?;
+    let given = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
+    if !given(&options.model) {
+        return Err(Error::Options("`llm.model` is required for the LLM metrics".into()));
+    }
+    if !given(&options.base_url) && !given(&options.served_model) {
+        return Err(Error::Options(
+            "`llm.base_url` is required for the LLM metrics (or `llm.served_model` for a batch run without a server)".into(),
+        ));
+    }
     let sampling = Sampling::resolve(options);
     let rationale_max = options.rationale_max_chars.unwrap_or(DEFAULT_RATIONALE_MAX);
     if rationale_max == 0 {
@@ -451,7 +464,10 @@ mod tests {
             RowInput { source: "Abstract A.", summary: "Summary 2.", evidence: None },
             RowInput { source: "Abstract A.", summary: "Summary 1.", evidence: Some(&spans) }, // a repeat
         ];
-        let o = LlmOptions::default();
+        // what a run would refuse, the plan refuses: no model, no server
+        assert!(plan(Protocol::FullText, &LlmOptions::default(), &rows).unwrap_err().to_string().contains("`llm.model` is required"));
+        let server = LlmOptions { base_url: Some("http://127.0.0.1:1/v1".into()), model: Some("m".into()), ..LlmOptions::default() };
+        let o = server.clone();
         let p = plan(Protocol::FullText, &o, &rows).unwrap();
         assert_eq!((p.rows, p.rows_with_evidence, p.requests, p.stage2_requests), (3, 2, 4 + 2 + 4, 0));
         assert_eq!(p.max_completion_tokens, Some(10 * 512));
@@ -461,10 +477,10 @@ mod tests {
         let p = plan(Protocol::Pipeline, &o, &rows).unwrap();
         assert_eq!((p.requests, p.stage2_requests), (4 + 10, 10));
         // only R
-        let o = LlmOptions { elements: vec![Target::Evidence], ..LlmOptions::default() };
+        let o = LlmOptions { elements: vec![Target::Evidence], ..server.clone() };
         assert_eq!(plan(Protocol::FullText, &o, &rows).unwrap().requests, 2);
         // the paper's GPT-4 preset sends no max_tokens: completion tokens unbounded
-        let o = LlmOptions { preset: crate::options::SamplingPreset::PaperGpt4, ..LlmOptions::default() };
+        let o = LlmOptions { preset: crate::options::SamplingPreset::PaperGpt4, ..server };
         assert_eq!(plan(Protocol::FullText, &o, &rows).unwrap().max_completion_tokens, None);
     }
 

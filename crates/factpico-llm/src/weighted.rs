@@ -14,7 +14,9 @@
 //!    out) whose text trimmed of white space is exactly one digit of the prompt's scale (1–4;
 //!    P/I/C/O prompts also 5 = N/A) contribute `exp(logprob)` to that digit (`"3"` and `" 3"`
 //!    both count for 3). Their sum is the *mass* (how much of the distribution the scale's
-//!    digits hold among the alternatives sent; reported). No digit among them → null.
+//!    digits hold among the alternatives sent; reported). No digit among them (the sampled
+//!    one included only because the server left it out: a constraint forced a digit the model
+//!    did not consider, and the expectation would repeat the sampled rating) → null.
 //! 3. The digits' probabilities are renormalised to sum to 1. On the P/I/C/O scale, when N/A
 //!    (5) is strictly the most probable digit the weighted value is null ("N/A most probable",
 //!    as the sampled rating 5 is); otherwise N/A's mass is dropped and the value is
@@ -133,6 +135,19 @@ pub fn weighted(logprobs: Option<&[TokenLogprob]>, sampled: Option<u8>, scale: S
     if !(mass > 0.0 && mass.is_finite()) {
         return Weighted::null("no digit of the scale among the rating token's alternatives");
     }
+    if !seen_sampled && p.len() == 1 {
+        // only the sampled digit, added because the server left it out of the top list: the
+        // expectation would merely repeat the sampled rating
+        return Weighted {
+            score: None,
+            probabilities: BTreeMap::new(),
+            mass: Some(mass),
+            null_reason: Some(format!(
+                "no digit of the scale among the rating token's {} most probable alternatives (the sampled digit had p = {mass:.4}: a constraint forced it)",
+                tok.top.len()
+            )),
+        };
+    }
     for v in p.values_mut() {
         *v /= mass;
     }
@@ -192,9 +207,14 @@ mod tests {
         // a token that is not the sampled digit alone
         let t = [tok("12", 0.0, &[])];
         assert!(weighted(Some(&t), Some(1), Scale::Result, RatingAt::First).null_reason.unwrap().contains("not the sampled rating"));
-        // the sampled token missing from top: still counted
-        let t = [tok("2", 0.5f64.ln(), &[("x", 0.5f64.ln())])];
-        assert_eq!(weighted(Some(&t), Some(2), Scale::Result, RatingAt::First).score, Some(3.0));
+        // the sampled token missing from top: counted beside the digits that are there
+        let t = [tok("2", 0.3f64.ln(), &[("x", 0.5f64.ln()), ("1", 0.1f64.ln())])];
+        let w = weighted(Some(&t), Some(2), Scale::Result, RatingAt::First);
+        assert!((w.score.unwrap() - (0.3 * 3.0 + 0.1 * 4.0) / 0.4).abs() < 1e-12);
         assert!(weighted(Some(&[tok("a", 0.0, &[])]), Some(2), Scale::Result, RatingAt::First).null_reason.is_some());
+        // a digit forced by a constraint the model did not consider: no digit among the top
+        let t = [tok("2", 0.002f64.ln(), &[(" ", 0.9f64.ln()), ("\n", 0.05f64.ln())])];
+        let w = weighted(Some(&t), Some(2), Scale::Result, RatingAt::First);
+        assert!(w.score.is_none() && w.null_reason.unwrap().contains("a constraint forced it"), "{:?}", w.mass);
     }
 }

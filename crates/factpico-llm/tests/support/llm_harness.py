@@ -63,6 +63,10 @@ import urllib.request
 # chat template's closing newline: Bespoke-MiniCheck's rule counts "Yes", "yes", "YES" (not
 # " Yes"), so the top-5 alternatives mix counted and uncounted texts.
 MINICHECK_TOKENS = {"Yes": 4.0, "No": 3.8, "\u0120Yes": 3.5, "yes": 3.0, "YES": 2.0}
+# Rating digits in the same variant, below the answer tokens (MiniCheck's top 5 unchanged):
+# a rating-only reply's first token then has the digits among its top-10 alternatives, so the
+# probability-weighted rating is computed from a real spread (llm_variants.rs).
+DIGIT_LOGITS = {"1": 1.9, "2": 1.6, "3": 1.4, "4": 1.7, "5": 1.0}
 
 
 def write_tiny_gguf(out, seed=0, minicheck=False):
@@ -122,7 +126,7 @@ def write_tiny_gguf(out, seed=0, minicheck=False):
         nl = 10  # the byte token of "\n": the prompt's last token
         direction = embd[nl] / np.linalg.norm(embd[nl])
         embd[nl] = direction * 0.4
-        for t, logit in MINICHECK_TOKENS.items():
+        for t, logit in list(MINICHECK_TOKENS.items()) + list(DIGIT_LOGITS.items()):
             # RMSNorm makes the last hidden state ~ sqrt(n_embd) * direction
             output[tokens.index(t)] = direction * (logit / np.sqrt(n_embd))
     w.add_tensor("token_embd.weight", embd)

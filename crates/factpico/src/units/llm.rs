@@ -291,11 +291,21 @@ impl MetricUnit for Llm {
             rationale: e.rationale.clone(),
             raw: e.reply.clone(),
             quotes: Vec::new(),
-            note: e
-                .null_reason
-                .clone()
-                .or_else(|| e.error.as_ref().map(|x| format!("request failed: {x}")))
-                .or_else(|| e.cached.then(|| "answer from the cache".to_owned())),
+            note: {
+                let base = e
+                    .null_reason
+                    .clone()
+                    .or_else(|| e.error.as_ref().map(|x| format!("request failed: {x}")))
+                    .or_else(|| e.cached.then(|| "answer from the cache".to_owned()));
+                let weighted = e
+                    .weighted
+                    .as_ref()
+                    .and_then(|w| w.get("score").and_then(serde_json::Value::as_f64).map(|v| (v, w.get("mass").and_then(serde_json::Value::as_f64))))
+                    .map(|(v, m)| format!("probability-weighted {v:.3}{}", m.map(|m| format!(" (digit mass {m:.3})")).unwrap_or_default()))
+                    .or_else(|| e.weighted_score.map(|v| format!("probability-weighted mean {v:.3}")));
+                let parts: Vec<String> = [e.summary.clone(), weighted, base].into_iter().flatten().collect();
+                (!parts.is_empty()).then(|| parts.join("; "))
+            },
         };
         let mut ratings: Vec<Rating> = ["population", "intervention", "comparator", "outcome"]
             .iter()
@@ -499,6 +509,14 @@ struct Element {
     rationale: Option<String>,
     null_reason: Option<String>,
     reply: Option<String>,
+    /// Several samples (`llm.samples`): their ratings, majority and spread in one line.
+    #[serde(default)]
+    summary: Option<String>,
+    /// The probability-weighted rating (`llm.logprobs`).
+    #[serde(default)]
+    weighted: Option<serde_json::Value>,
+    #[serde(default)]
+    weighted_score: Option<f64>,
     #[serde(default)]
     cached: bool,
     error: Option<String>,
