@@ -57,6 +57,14 @@ def _needs_model(names: Iterable[str]) -> bool:
 # result and stay out of the provenance. Their own fields are checked by the native side.
 _UNRECORDED_FIELDS: Dict[str, Tuple[str, ...]] = {"llm": ("runtime",)}
 
+# Fields recorded only when set (absent from ``default_options()`` so that the provenance of a run
+# that does not use them is unchanged): the LLM evaluators' second-step options (weighted
+# ratings, prompt variant, rationale first, samples) and llm_minicheck's chunk size. The native
+# side checks their values.
+_OPTIONAL_FIELDS: Dict[str, Tuple[str, ...]] = {
+    "llm": ("logprobs", "prompt", "rationale_first", "samples", "minicheck_chunk_size"),
+}
+
 
 def _check_options(options: Dict[str, Any]) -> None:
     """Unknown option names raise ``ValueError`` naming the valid fields of their section (the
@@ -74,7 +82,7 @@ def _check_options(options: Dict[str, Any]) -> None:
                     f"Scorer option {key!r} must be a dict with fields {', '.join(defaults[key])}, "
                     f"got {type(value).__name__}"
                 )
-            accepted = list(defaults[key]) + list(_UNRECORDED_FIELDS.get(key, ()))
+            accepted = list(defaults[key]) + list(_OPTIONAL_FIELDS.get(key, ())) + list(_UNRECORDED_FIELDS.get(key, ()))
             for field in value:
                 if field not in accepted:
                     raise ValueError(
