@@ -3,7 +3,7 @@
 docs/llm-shaib.sh (stdlib only; runs ``factpico meta-eval``).
 
 For each variant whose output ``D/shaib100.<variant>.jsonl`` exists (``ro``, ``pub``, ``rf``,
-``s5``, ``mc``): ``factpico meta-eval`` of its sampled and probability-weighted P, I, O and
+``s5``, ``mc``, and the 30-row ``ro30``, ``pub30``, ``rf30``, ``mc30``): ``factpico meta-eval`` of its sampled and probability-weighted P, I, O and
 P/I/O-mean columns against the experts' ``population_mean``, ``intervention_mean``,
 ``outcome_mean`` and ``avg_pio`` (``derived_human_avg_plain.csv``; 1,000 bootstrap resamples,
 seed 0), then one Markdown table of the matching (column, aspect) pairs, and one of parse rates,
@@ -28,6 +28,10 @@ VARIANTS = [
     ("rf", "published prompts, rationale first"),
     ("s5", "rating-only, 5 samples at T 0.7 (30 rows)"),
     ("mc", "Bespoke-MiniCheck protocol"),
+    ("ro30", "rating-only prompts, one token (30 rows)"),
+    ("pub30", "published prompts, rating then rationale (30 rows)"),
+    ("rf30", "published prompts, rationale first (30 rows)"),
+    ("mc30", "Bespoke-MiniCheck protocol (30 rows)"),
 ]
 ASPECT = {"population": "population_mean", "intervention": "intervention_mean", "outcome": "outcome_mean", "pio": "avg_pio"}
 
@@ -37,7 +41,7 @@ def rows(path):
 
 
 def columns(v, rs):
-    if v == "mc":
+    if v.startswith("mc"):
         cols = sorted({c for r in rs for c in r["scores"] if c.startswith("llm_minicheck")})
         return [(c, "avg_pio") for c in cols]
     out = []

@@ -14,6 +14,8 @@
 #   rf   the published prompts, JSON schema, rationale first (--llm-rationale-first)
 #   s5   rating-only, 5 samples at temperature 0.7 (seeds 0-4), first 30 summaries
 #   mc   Bespoke-MiniCheck's protocol with the same model (metric llm_minicheck)
+#   pub30, rf30, mc30, ro30   the same on the first 30 summaries (the s5 subset), for when the
+#        full 100 do not fit in the time at hand (each about a third of the full variant's time)
 # Outputs: .factpico/llm/shaib100.<variant>.jsonl (+ .provenance.json), timings appended to
 # .factpico/llm/shaib100.times.tsv (variant, seconds, exit status, load average at the end).
 set -u
@@ -32,15 +34,20 @@ run() {
   local rc=$?
   printf '%s\t%s\t%s\t%s\n' "$v" $((SECONDS - t0)) "$rc" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$D/shaib100.times.tsv"
 }
+sub30() { head -30 "$IN" > "$D/shaib_plain_30.jsonl"; echo "$D/shaib_plain_30.jsonl"; }
 [ $# -gt 0 ] || set -- ro s5 mc rf pub
 for v in "$@"; do
   case $v in
     ro)  run ro "$IN" --llm-prompt rating-only ;;
     pub) run pub "$IN" --llm-rationale-max-chars 120 ;;
     rf)  run rf "$IN" --llm-rationale-max-chars 120 --llm-rationale-first ;;
-    s5)  head -30 "$IN" > "$D/shaib_plain_30.jsonl"
+    ro30)  run ro30 "$(sub30)" --llm-prompt rating-only ;;
+    pub30) run pub30 "$(sub30)" --llm-rationale-max-chars 120 ;;
+    rf30)  run rf30 "$(sub30)" --llm-rationale-max-chars 120 --llm-rationale-first ;;
+    mc30)  (common=(--metrics llm_minicheck "${server[@]}"); run mc30 "$(sub30)") ;;
+    s5)  sub30 >/dev/null
          run s5 "$D/shaib_plain_30.jsonl" --llm-prompt rating-only --llm-samples 5 --llm-temperature 0.7 ;;
-    mc)  common=(--metrics llm_minicheck "${server[@]}"); run mc "$IN" ;;
+    mc)  (common=(--metrics llm_minicheck "${server[@]}"); run mc "$IN") ;;
     *)   echo "unknown variant $v" >&2; exit 2 ;;
   esac
 done

@@ -144,6 +144,9 @@ mod imp {
         let mut infos: Vec<&'static factpico::MetricInfo> = Vec::new();
         for name in &options.metrics {
             let info = factpico::metric_info(name).with_context(|| format!("unknown metric {name:?} (llm batch export: llm, llm_pipeline)"))?;
+            if info.name == "llm_minicheck" {
+                bail!("--metrics llm_minicheck: `factpico llm batch export` writes the requests of llm and llm_pipeline only; llm_minicheck asks the server to count tokens (`/tokenize`) to chunk long documents, so run it online (`factpico score --metrics llm_minicheck`)");
+            }
             if info.name != LLM.name && info.name != LLM_PIPELINE.name {
                 bail!("--metrics {name}: not an LLM metric; `factpico llm batch export` writes the requests of llm and llm_pipeline only");
             }

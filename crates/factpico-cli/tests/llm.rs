@@ -9,44 +9,16 @@
 
 #[path = "../../factpico-llm/tests/support/mod.rs"]
 mod support;
+#[path = "support/llm_cli.rs"]
+mod llm_cli;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use serde_json::{json, Value};
 use support::Harness;
+use llm_cli::{bin, fixtures, text};
+use llm_cli::rows_with_provenance as rows;
 
-fn bin(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(dir);
-    c
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-fn rows(path: &Path) -> Vec<Value> {
-    rows_with_provenance(path)
-}
-
-/// The rows of a score file, each joined with the run's provenance (output schema 3 writes it
-/// once, beside the rows, as `OUT.provenance.json`) under `provenance`.
-fn rows_with_provenance(out: &std::path::Path) -> Vec<Value> {
-    let p = format!("{}.provenance.json", out.display());
-    let prov: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-    let mut rows: Vec<Value> = std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    for r in &mut rows {
-        assert_eq!(r["run"], factpico::provenance_hash(&prov).as_str(), "{r}");
-        r["provenance"] = prov.clone();
-    }
-    rows
-}
-
-
-fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
 
 /// The common LLM flags for the tiny model.
 fn llm_args(url: &str, cache: &Path) -> Vec<String> {
@@ -108,6 +80,10 @@ fn score_writes_every_column_explains_and_a_rerun_makes_zero_requests() {
     // --explain: per element the rating, rationale and raw reply; the pipeline's extractions
     assert!(stdout.contains("ratings over the full texts"), "{stdout}");
     assert!(stdout.contains("stage 1: extractions"), "{stdout}");
+    // the gold evidence spans are shown as the row's input, not as model quotes "not found"
+    let span = first[0]["details"]["llm"]["evidence"][0]["span"].as_str().unwrap();
+    assert!(stdout.contains(&format!("gold evidence span: \"{span}\"")), "{span}: {stdout}");
+    assert!(!stdout.contains(&format!("quote: \"{span}\"")), "{stdout}");
     assert!(stdout.contains("raw reply: \"Rating: "), "{stdout}");
     assert!(stdout.contains("rationale: "), "{stdout}");
     // the summary table reports the requests and tokens

@@ -12,26 +12,15 @@
 
 #[path = "../../factpico-llm/tests/support/mod.rs"]
 mod support;
+#[path = "support/llm_cli.rs"]
+mod llm_cli;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 use support::Harness;
-
-fn bin(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(dir);
-    c
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
+use llm_cli::{bin, fixtures, text};
 
 fn lines(p: &Path) -> Vec<Value> {
     std::fs::read_to_string(p).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
@@ -367,6 +356,9 @@ fn export_never_writes_the_key_nor_through_a_link_and_takes_llm_metrics_only() {
     let o = export(d, &input, &common("rougeL"), &cache, &d.join("x.jsonl"), &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("not an LLM metric"), "{}", text(&o).1);
+    let o = export(d, &input, &common("llm_minicheck"), &cache, &d.join("x.jsonl"), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("run it online") && !text(&o).1.contains("not an LLM metric"), "{}", text(&o).1);
     let o = export(d, &input, &common("llm"), &cache, &d.join("x.jsonl"), &["--llm-no-cache"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("needs the request cache"), "{}", text(&o).1);

@@ -14,31 +14,15 @@
 
 #[path = "../../factpico-llm/tests/support/mod.rs"]
 mod support;
+#[path = "support/llm_cli.rs"]
+mod llm_cli;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use serde_json::{json, Value};
 use support::Harness;
-
-fn bin(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(dir);
-    c
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
-
-fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
+use llm_cli::{bin, fixtures, number_after, rows, text};
 
 /// The tiny model's flags, without retries (each test adds its own).
 fn llm_args(url: &str, cache: &Path) -> Vec<String> {
@@ -50,13 +34,6 @@ fn llm_args(url: &str, cache: &Path) -> Vec<String> {
     .map(|s| (*s).to_owned())
     .chain([cache.display().to_string()])
     .collect()
-}
-
-/// The first number after `after` in `s` (digits and one decimal point).
-fn number_after(s: &str, after: &str) -> f64 {
-    let i = s.find(after).unwrap_or_else(|| panic!("{after:?} not in {s}")) + after.len();
-    let n: String = s[i..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-    n.parse().unwrap_or_else(|_| panic!("no number after {after:?} in {s}"))
 }
 
 /// The run report of `metric` in a `--summary` table: `(what, value)` pairs.
@@ -212,7 +189,7 @@ fn dry_run_states_its_basis_and_prices_the_estimate() {
     let url = format!("http://127.0.0.1:{port}/v1");
     let dry = |extra: &[&str]| {
         let o = bin(dir.path())
-            .args(["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "--metrics", "llm,llm_pipeline", "--dry-run"])
+            .args(["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "--metrics", "llm,llm_pipeline,llm_minicheck", "--dry-run"])
             .args(["--llm-base-url", &url, "--llm-model", "m"])
             .args(extra)
             .output()
@@ -239,6 +216,15 @@ fn dry_run_states_its_basis_and_prices_the_estimate() {
         }
     }
     assert!(stdout.contains("llm: 66 requests for 12 rows (12 with evidence spans)"), "{stdout}");
+    // llm_minicheck: one token per check, priced the same way, with the same basis.
+    let line = stdout.lines().find(|l| l.starts_with("llm_minicheck: ")).unwrap_or_else(|| panic!("{stdout}"));
+    let requests = number_after(line, "llm_minicheck: ");
+    let prompt = number_after(line, "estimated prompt tokens ≈ ");
+    assert_eq!(number_after(line, "completion tokens at most "), requests, "{line}");
+    let cost = number_after(line, "Estimated cost: about ");
+    assert!((cost - (prompt * 2.5 + requests * 10.0) / 1e6).abs() < 1e-6, "{cost}: {line}");
+    assert!(requests > 12.0 && prompt > requests * 50.0, "{line}");
+    assert!(line.contains("answers already in the cache are not subtracted (the cache was not checked"), "{line}");
     // Without max tokens (the paper's GPT-4 preset) the completion, hence the cost, is unbounded.
     let stdout = dry(&["--llm-price-input", "2.5", "--llm-preset", "paper-gpt4"]);
     assert!(stdout.contains("completion tokens unbounded (no max tokens is sent)"), "{stdout}");

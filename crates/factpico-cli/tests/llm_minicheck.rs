@@ -18,13 +18,15 @@
 
 #[path = "../../factpico-llm/tests/support/mod.rs"]
 mod support;
+#[path = "support/llm_cli.rs"]
+mod llm_cli;
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 use support::Harness;
+use llm_cli::{bin, rows, text};
 
 /// `minicheck/utils.py: SYSTEM_PROMPT` of Liyan06/MiniCheck @ b58b9fa, copied by hand.
 const SYSTEM: &str = "Determine whether the provided claim is consistent with the corresponding document. Consistency in this context implies that all information presented in the claim is substantiated by the document. If not, it should be considered inconsistent. Please assess the claim's consistency with the document by responding with either \"Yes\" or \"No\".";
@@ -48,20 +50,6 @@ const CHUNK: usize = 120;
 
 fn long_source() -> String {
     LONG_BLOCKS.iter().map(|b| b.join(" ")).collect::<Vec<_>>().join("\n")
-}
-
-fn bin(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_factpico"));
-    c.current_dir(dir);
-    c
-}
-
-fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
-
-fn rows(out: &Path) -> Vec<Value> {
-    std::fs::read_to_string(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// POST JSON over plain HTTP/1.1 (the test's own client, independent of factpico's).
@@ -227,11 +215,23 @@ fn llm_minicheck_follows_bespoke_minicheck_on_a_real_server() {
     assert_eq!(p["chunk_size"], 32_468, "{p}");
     assert_eq!(p["request"]["top_logprobs"], 5, "{p}");
 
-    // 2. A re-run answers from the cache: no chat request, the same rows.
+    // 2. A re-run answers from the cache: no chat request, the same rows; with prices, the
+    //    run report prices the cache's answers as saved (the same usage lines as `llm`).
     let sent = h.chat_requests();
     let out_a2 = dir.path().join("a2.jsonl");
-    run(&out_a2, &[]);
+    let md = dir.path().join("a2.md");
+    run(&out_a2, &["--summary", md.to_str().unwrap(), "--llm-price-input", "1", "--llm-price-output", "3"]);
     assert_eq!(h.chat_requests(), sent, "the re-run sent chat requests");
+    let table = std::fs::read_to_string(&md).unwrap();
+    let line = table.lines().find(|l| l.starts_with("**llm_minicheck** — ")).unwrap_or_else(|| panic!("{table}"));
+    assert!(line.contains("requests: 5 distinct: 5 from the cache, 0 sent and answered, 0 failed"), "{line}");
+    assert!(line.contains("tokens sent: 0 prompt + 0 completion"), "{line}");
+    let cached = line.split("tokens of cached answers: ").nth(1).and_then(|r| r.split(';').next()).unwrap_or_else(|| panic!("{line}"));
+    let (p, c) = cached.split_once(" prompt + ").unwrap();
+    let (p, c): (f64, f64) = (p.parse().unwrap(), c.trim_end_matches(" completion").parse().unwrap());
+    assert!(p > 0.0 && c == 5.0, "one completion token per check: {line}");
+    let saved = format!("the 5 answers from the cache would have cost {:.6} more (saved)", (p + 3.0 * c) / 1e6);
+    assert!(line.contains("cost: 0.000000 for the tokens sent (0 prompt + 0 completion at 1 per million prompt tokens, 3 per million completion tokens)") && line.contains(&saved), "{saved}: {line}");
     let a2 = rows(&out_a2);
     for (x, y) in a.iter().zip(&a2) {
         assert_eq!(x["scores"], y["scores"]);

@@ -9,16 +9,15 @@
 
 #[path = "../../factpico-llm/tests/support/mod.rs"]
 mod support;
+#[path = "support/llm_cli.rs"]
+mod llm_cli;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::{json, Value};
 use support::Harness;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
+use llm_cli::{fixtures, rows};
 
 /// The first `n` fixture pairs, as a JSONL file in `dir`.
 fn input(dir: &Path, n: usize) -> PathBuf {
@@ -26,10 +25,6 @@ fn input(dir: &Path, n: usize) -> PathBuf {
     let p = dir.join("in.jsonl");
     std::fs::write(&p, text.lines().take(n).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
     p
-}
-
-fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 fn score(dir: &Path, url: &str, input: &Path, out: &Path, extra: &[&str]) -> Output {

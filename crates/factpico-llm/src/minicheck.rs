@@ -197,6 +197,12 @@ mod imp {
             self.inner.cache_path()
         }
 
+        /// The prices per million tokens (`llm.runtime.price_input` / `price_output`), when
+        /// both are given: the run report's cost line.
+        pub fn prices(&self) -> Option<crate::options::Prices> {
+            self.inner.prices()
+        }
+
         /// Totals of the requests so far (`replies_without_logprobs`: replies whose checks are
         /// nulls for want of logprobs).
         pub fn stats(&self) -> RunStats {

@@ -313,8 +313,11 @@ impl MetricUnit for Llm {
             .collect();
         for (i, e) in d.evidence.iter().enumerate() {
             let mut r = rate(format!("evidence [{}]", i + 1), e);
+            // the gold span is the row's input, not a quote the model made: shown as such (the
+            // detail holds no position in the abstract, so none is claimed or denied)
             if let Some(span) = &e.span {
-                r.quotes.push(Quote { text: span.clone(), span: None });
+                let gold = format!("gold evidence span: \"{span}\"");
+                r.note = Some(r.note.map_or_else(|| gold.clone(), |n| format!("{gold}; {n}")));
             }
             ratings.push(r);
         }
@@ -430,7 +433,10 @@ fn plan_minicheck(options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> String {
     let size = options.minicheck_chunk_size.unwrap_or(factpico_llm::minicheck::DEFAULT_CHUNK_SIZE);
     let packing = factpico_text::TokenBudgetChunking { max_tokens: size, split_newlines: true };
     let bound = |s: &str| s.len() + 1;
-    let (mut requests, mut chars, mut long) = (0u64, 0u64, 0u64);
+    let (mut requests, mut tokens, mut long) = (0u64, 0u64, 0u64);
+    // the same rule as the FactPICO evaluators' estimate: ⌈characters/4⌉ + 4 per message
+    // (system and user) + 3 per request
+    let system = factpico_llm::minicheck::SYSTEM_PROMPT.len().div_ceil(4) as u64 + 4;
     for p in pairs {
         let chunks = packing.chunks(&punkt, &bound, p.source);
         long += u64::from(chunks.len() > 1);
@@ -439,14 +445,15 @@ fn plan_minicheck(options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> String {
             for s in &sentences {
                 requests += 1;
                 let claim = s.get(p.summary).unwrap_or_default();
-                chars += (factpico_llm::minicheck::SYSTEM_PROMPT.len() + factpico_llm::minicheck::user_message(&c.text, claim).len()) as u64;
+                tokens += system + factpico_llm::minicheck::user_message(&c.text, claim).len().div_ceil(4) as u64 + 4 + 3;
             }
         }
     }
+    let prices = options.runtime.prices().ok().flatten();
     format!(
-        "llm_minicheck: {requests} requests (abstract chunks x summary sentences) for {} rows ({long} abstracts over the chunk size of {size} tokens by their byte bound, counted as byte-bound chunks: the server's token counts decide); estimated prompt tokens ≈ {} (⌈characters/4⌉); completion tokens at most {requests} (one each). Answers already in the cache are not sent again.",
+        "llm_minicheck: {requests} requests (abstract chunks x summary sentences) for {} rows ({long} abstracts over the chunk size of {size} tokens by their byte bound, counted as byte-bound chunks: the server's token counts decide); estimated prompt tokens ≈ {tokens} (⌈characters/4⌉ per message + 4 per message + 3 per request, OpenAI's rule of thumb: the model's tokenizer decides); completion tokens at most {requests} (one each).{}{DRY_RUN_BASIS}",
         pairs.len(),
-        chars.div_ceil(4)
+        cost_estimate(prices.as_ref(), tokens, Some(requests)),
     )
 }
 
@@ -544,6 +551,30 @@ struct DetailQuote {
     span: Option<[usize; 2]>,
 }
 
+/// The end of every LLM metric's `--dry-run` paragraph: what the estimate does not subtract.
+const DRY_RUN_BASIS: &str = " Basis: every request counted as sent — answers already in the cache are not subtracted (the cache was not checked: its keys need the model the server reports, and a dry run contacts no server); a run sends only what the cache lacks.";
+
+/// The dry run's cost sentence for `prompt` estimated tokens and at most `completion` (None:
+/// unbounded) at `prices`; empty without prices.
+fn cost_estimate(prices: Option<&factpico_llm::Prices>, prompt: u64, completion: Option<u64>) -> String {
+    match (prices, completion) {
+        (None, _) => String::new(),
+        (Some(pr), Some(c)) => format!(
+            " Estimated cost: about {} at most (the estimated prompt tokens and the completion bound, {} + {} tokens, at {}).",
+            money(pr.cost(prompt, c)),
+            prompt,
+            c,
+            price_basis(pr)
+        ),
+        (Some(pr), None) => format!(
+            " Estimated cost: {} for the prompt tokens ({} at {}); the completion tokens are not bounded, so neither is the cost.",
+            money(pr.cost(prompt, 0)),
+            prompt,
+            price_basis(pr)
+        ),
+    }
+}
+
 /// `--dry-run`'s paragraph for one metric: requests, token estimates with their basis, the
 /// cost estimate when prices are set, and what the estimate does not subtract (the cache).
 fn plan_message(metric: &str, p: &factpico_llm::Plan, prices: Option<&factpico_llm::Prices>) -> String {
@@ -556,24 +587,9 @@ fn plan_message(metric: &str, p: &factpico_llm::Plan, prices: Option<&factpico_l
         || "unbounded (no max tokens is sent)".to_owned(),
         |n| format!("at most {n} (every reply at its max tokens, an upper bound)"),
     );
-    let cost = match (prices, p.max_completion_tokens) {
-        (None, _) => String::new(),
-        (Some(pr), Some(c)) => format!(
-            " Estimated cost: about {} at most (the estimated prompt tokens and the completion bound, {} + {} tokens, at {}).",
-            money(pr.cost(p.estimated_prompt_tokens, c)),
-            p.estimated_prompt_tokens,
-            c,
-            price_basis(pr)
-        ),
-        (Some(pr), None) => format!(
-            " Estimated cost: {} for the prompt tokens ({} at {}); the completion tokens are not bounded, so neither is the cost.",
-            money(pr.cost(p.estimated_prompt_tokens, 0)),
-            p.estimated_prompt_tokens,
-            price_basis(pr)
-        ),
-    };
+    let cost = cost_estimate(prices, p.estimated_prompt_tokens, p.max_completion_tokens);
     format!(
-        "{metric}: {} requests{stage2} for {} rows ({} with evidence spans); estimated prompt tokens ≈ {} (⌈characters/4⌉ per message + 4 per message + 3 per request, OpenAI's rule of thumb: the model's tokenizer decides); completion tokens {completion}.{cost} Basis: every request counted as sent — answers already in the cache are not subtracted (the cache was not checked: its keys need the model the server reports, and a dry run contacts no server); a run sends only what the cache lacks.",
+        "{metric}: {} requests{stage2} for {} rows ({} with evidence spans); estimated prompt tokens ≈ {} (⌈characters/4⌉ per message + 4 per message + 3 per request, OpenAI's rule of thumb: the model's tokenizer decides); completion tokens {completion}.{cost}{DRY_RUN_BASIS}",
         p.requests,
         p.rows,
         p.rows_with_evidence,
@@ -590,6 +606,25 @@ fn money(x: f64) -> String {
 /// The prices as the report prints them.
 fn price_basis(p: &factpico_llm::Prices) -> String {
     format!("{} per million prompt tokens, {} per million completion tokens", p.input_per_mtok, p.output_per_mtok)
+}
+
+/// The run report's usage lines, shared by every LLM metric: requests (distinct, from the
+/// cache, sent, failed, retries), tokens sent, tokens of the cache's answers and, with prices,
+/// the cost line.
+#[cfg(feature = "llm")]
+fn usage_lines(s: &factpico_llm::RunStats, prices: Option<factpico_llm::Prices>) -> Vec<(String, String)> {
+    let mut lines = vec![
+        (
+            "requests".to_owned(),
+            format!("{} distinct: {} from the cache, {} sent and answered, {} failed; {} retries", s.requests, s.cached, s.answered, s.failed, s.retries),
+        ),
+        ("tokens sent".to_owned(), format!("{} prompt + {} completion", s.prompt_tokens, s.completion_tokens)),
+        ("tokens of cached answers".to_owned(), format!("{} prompt + {} completion", s.cached_prompt_tokens, s.cached_completion_tokens)),
+    ];
+    if let Some(p) = prices {
+        lines.push(("cost".to_owned(), cost_line(&p, s)));
+    }
+    lines
 }
 
 /// The run report's cost line: what was sent, and what the cache's answers would have cost.
@@ -677,18 +712,12 @@ mod imp {
                 .unwrap_or_else(|| Err(Error::metric(LLM_MINICHECK.name, "no result for the row")))
         }
 
-        /// Requests and tokens, the served model, the chunk size, replies without logprobs.
+        /// Requests, tokens and cost, the served model, the chunk size, replies without logprobs.
         fn run_report(&self) -> Option<RunReport> {
             let s = self.evaluator.stats();
-            let mut lines = vec![
-                (
-                    "requests".to_owned(),
-                    format!("{} distinct: {} from the cache, {} sent and answered, {} failed; {} retries", s.requests, s.cached, s.answered, s.failed, s.retries),
-                ),
-                ("tokens sent".to_owned(), format!("{} prompt + {} completion", s.prompt_tokens, s.completion_tokens)),
-                ("served model".to_owned(), self.evaluator.served_model().id.clone()),
-                ("chunk size".to_owned(), format!("{} tokens", self.evaluator.chunk_size())),
-            ];
+            let mut lines = super::usage_lines(&s, self.evaluator.prices());
+            lines.push(("served model".to_owned(), self.evaluator.served_model().id.clone()));
+            lines.push(("chunk size".to_owned(), format!("{} tokens", self.evaluator.chunk_size())));
             if let Some(p) = self.evaluator.cache_path() {
                 lines.push(("cache".to_owned(), p.display().to_string()));
             }
@@ -760,17 +789,7 @@ mod imp {
         /// failed requests make `factpico score` exit non-zero.
         fn run_report(&self) -> Option<RunReport> {
             let s = self.evaluator.stats();
-            let mut lines = vec![
-                (
-                    "requests".to_owned(),
-                    format!("{} distinct: {} from the cache, {} sent and answered, {} failed; {} retries", s.requests, s.cached, s.answered, s.failed, s.retries),
-                ),
-                ("tokens sent".to_owned(), format!("{} prompt + {} completion", s.prompt_tokens, s.completion_tokens)),
-                ("tokens of cached answers".to_owned(), format!("{} prompt + {} completion", s.cached_prompt_tokens, s.cached_completion_tokens)),
-            ];
-            if let Some(p) = self.evaluator.prices() {
-                lines.push(("cost".to_owned(), super::cost_line(&p, &s)));
-            }
+            let mut lines = super::usage_lines(&s, self.evaluator.prices());
             let served = self.evaluator.served_model();
             lines.push(("served model".to_owned(), served.id.clone()));
             let so = self.evaluator.structured_output();
