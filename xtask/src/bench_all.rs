@@ -587,6 +587,7 @@ pub fn timed(cmd: &mut std::process::Command) -> Result<(std::process::Output, f
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 
