@@ -32,6 +32,9 @@ VARIANTS = [
     ("pub30", "published prompts, rating then rationale (30 rows)"),
     ("rf30", "published prompts, rationale first (30 rows)"),
     ("mc30", "Bespoke-MiniCheck protocol (30 rows)"),
+    ("rf56", "published prompts, rationale first (first 56 rows: rf stopped)"),
+    ("models", "context: ROUGE-L and AlignScore-style (MiniLM)"),
+    ("models30", "context: ROUGE-L and AlignScore-style (MiniLM) (30 rows)"),
 ]
 ASPECT = {"population": "population_mean", "intervention": "intervention_mean", "outcome": "outcome_mean", "pio": "avg_pio"}
 
@@ -41,9 +44,11 @@ def rows(path):
 
 
 def columns(v, rs):
+    if v.startswith("models"):
+        return [(c, a) for c in ("rougeL", "alignscore") for a in ASPECT.values()]
     if v.startswith("mc"):
         cols = sorted({c for r in rs for c in r["scores"] if c.startswith("llm_minicheck")})
-        return [(c, "avg_pio") for c in cols]
+        return [(c, a) for c in cols for a in ASPECT.values()]  # one summary-level score, against each aspect
     out = []
     for el, aspect in ASPECT.items():
         for suffix in ("", "_weighted"):
@@ -90,11 +95,23 @@ def main():
             elif r["null_reason"]:
                 tau += f" ({r['null_reason'].split(';')[0]})"
             agree.append(f"| {v} | `{c}` | `{a}` | {r['n']} | {tau} | {f3(r['acc_eq'])} | {f3(r['acc_eq_tie_baseline'])} |")
+        if v.startswith("models"):
+            continue  # context columns: no requests
         # parse rates and tokens from the details
         replies = parsed = na = 0
         dist = collections.Counter()
         prompt = completion = 0
         for r in rs:
+            m = (r.get("details") or {}).get("llm_minicheck") or {}
+            for c in m.get("claims") or []:  # Bespoke-MiniCheck: one check per (chunk, claim)
+                for k in c.get("checks") or []:
+                    replies += 1
+                    if k.get("support") is not None:
+                        parsed += 1
+                        dist[k.get("token")] += 1
+                    u = k.get("usage") or {}
+                    prompt += u.get("prompt_tokens", 0)
+                    completion += u.get("completion_tokens", 0)
             d = (r.get("details") or {}).get("llm") or {}
             for e in (d.get("elements") or {}).values():
                 for s in e.get("samples") or [e]:
@@ -109,13 +126,13 @@ def main():
                     prompt += u.get("prompt_tokens", 0)
                     completion += u.get("completion_tokens", 0)
         secs, rc, load = times.get(v, ("—", "—", "—"))
-        ratings = ", ".join(f"{k} ×{n}" for k, n in sorted(dist.items()))
+        ratings = ", ".join(f"{k!s} ×{n}" for k, n in sorted(dist.items(), key=lambda kv: str(kv[0])))
         usage.append(f"| {v}: {label} | {len(rs)} | {replies} | {parsed} | {na} | {ratings} | {prompt:,} + {completion:,} | {secs} s (exit {rc}; load {load}) |")
     print("| variant | column | aspect | n | τ_b [95% CI] | acc_eq | base |")
     print("|---|---|---|---:|---|---:|---:|")
     print("\n".join(agree))
     print()
-    print("| variant | rows | rating replies | parsed | N/A | prompt ratings | tokens (prompt + completion, as the server reported them) | wall (last run) |")
+    print("| variant | rows | rating replies (MiniCheck: checks) | parsed | N/A | prompt ratings (MiniCheck: first token) | tokens (prompt + completion, as the server reported them) | wall (last run) |")
     print("|---|---:|---:|---:|---:|---|---:|---|")
     print("\n".join(usage))
 

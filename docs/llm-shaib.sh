@@ -14,6 +14,8 @@
 #   rf   the published prompts, JSON schema, rationale first (--llm-rationale-first)
 #   s5   rating-only, 5 samples at temperature 0.7 (seeds 0-4), first 30 summaries
 #   mc   Bespoke-MiniCheck's protocol with the same model (metric llm_minicheck)
+#   models, models30   context: ROUGE-L and AlignScore-style (MiniLM NLI, ../shared/models) on
+#        the same rows (no server needed)
 #   pub30, rf30, mc30, ro30   the same on the first 30 summaries (the s5 subset), for when the
 #        full 100 do not fit in the time at hand (each about a third of the full variant's time)
 # Outputs: .factpico/llm/shaib100.<variant>.jsonl (+ .provenance.json), timings appended to
@@ -34,6 +36,12 @@ run() {
   local rc=$?
   printf '%s\t%s\t%s\t%s\n' "$v" $((SECONDS - t0)) "$rc" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$D/shaib100.times.tsv"
 }
+run_models() {
+  local v=$1 t0=$SECONDS
+  "$FACTPICO" score "$2" --metrics rougeL,alignscore --alignscore-model ../shared/models/minilm-nli --max-length 256 \
+    --no-sentences -q -o "$D/shaib100.$v.jsonl" 2>>"$D/shaib100.$v.log"
+  printf '%s\t%s\t%s\t%s\n' "$v" $((SECONDS - t0)) "$?" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$D/shaib100.times.tsv"
+}
 sub30() { head -30 "$IN" > "$D/shaib_plain_30.jsonl"; echo "$D/shaib_plain_30.jsonl"; }
 [ $# -gt 0 ] || set -- ro s5 mc rf pub
 for v in "$@"; do
@@ -41,6 +49,8 @@ for v in "$@"; do
     ro)  run ro "$IN" --llm-prompt rating-only ;;
     pub) run pub "$IN" --llm-rationale-max-chars 120 ;;
     rf)  run rf "$IN" --llm-rationale-max-chars 120 --llm-rationale-first ;;
+    models)   run_models models "$IN" ;;
+    models30) run_models models30 "$(sub30)" ;;
     ro30)  run ro30 "$(sub30)" --llm-prompt rating-only ;;
     pub30) run pub30 "$(sub30)" --llm-rationale-max-chars 120 ;;
     rf30)  run rf30 "$(sub30)" --llm-rationale-max-chars 120 --llm-rationale-first ;;
