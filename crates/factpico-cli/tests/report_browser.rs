@@ -488,9 +488,12 @@ async fn hostile_texts_show_as_text_and_run_nothing() {
         let llm: Vec<&str> = llm.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         if llm_registered {
             let d = &rs[i]["details"]["llm"];
-            for want in [&d["elements"]["population"]["rationale"], &d["elements"]["population"]["reply"], &d["evidence"][0]["null_reason"]] {
+            for want in [&d["elements"]["population"]["rationale"], &d["elements"]["population"]["reply"]] {
                 assert!(llm.contains(&want.as_str().unwrap()), "row {i}: LLM rating text {want} shown as a cell: {llm:?}");
             }
+            // the evidence span's note: the gold span, then the null reason, both as text
+            let why = d["evidence"][0]["null_reason"].as_str().unwrap();
+            assert!(llm.iter().any(|c| c.starts_with("gold evidence span: ") && c.ends_with(why)), "row {i}: null reason {why:?} shown as text: {llm:?}");
             assert!(llm.iter().any(|c| c.contains("<!-- </script> -->")), "row {i}: evidence span quoted: {llm:?}");
         } else {
             assert!(llm.contains(&"elements"), "row {i}: the generic explanation of llm's detail: {llm:?}");
