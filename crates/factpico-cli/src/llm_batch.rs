@@ -120,7 +120,7 @@ mod imp {
 
     use anyhow::Context as _;
     use factpico::units::llm::factpico_llm::{self as fl, batch, Evaluator, Protocol};
-    use factpico::units::llm::{LLM, LLM_PIPELINE};
+    use factpico::units::llm::{LLM, LLM_MINICHECK, LLM_PIPELINE};
     use factpico::Pair;
 
     use super::{bail, input, ExportArgs, ImportArgs, Result};
@@ -144,7 +144,7 @@ mod imp {
         let mut infos: Vec<&'static factpico::MetricInfo> = Vec::new();
         for name in &options.metrics {
             let info = factpico::metric_info(name).with_context(|| format!("unknown metric {name:?} (llm batch export: llm, llm_pipeline)"))?;
-            if info.name == "llm_minicheck" {
+            if info.name == LLM_MINICHECK.name {
                 bail!("--metrics llm_minicheck: `factpico llm batch export` writes the requests of llm and llm_pipeline only; llm_minicheck asks the server to count tokens (`/tokenize`) to chunk long documents, so run it online (`factpico score --metrics llm_minicheck`)");
             }
             if info.name != LLM.name && info.name != LLM_PIPELINE.name {

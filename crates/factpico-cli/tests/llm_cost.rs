@@ -22,7 +22,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use support::Harness;
-use llm_cli::{bin, fixtures, number_after, rows, text};
+use llm_cli::{bin, fixtures, number_after, report, rows, text, tokens};
 
 /// The tiny model's flags, without retries (each test adds its own).
 fn llm_args(url: &str, cache: &Path) -> Vec<String> {
@@ -34,23 +34,6 @@ fn llm_args(url: &str, cache: &Path) -> Vec<String> {
     .map(|s| (*s).to_owned())
     .chain([cache.display().to_string()])
     .collect()
-}
-
-/// The run report of `metric` in a `--summary` table: `(what, value)` pairs.
-fn report(summary: &str, metric: &str) -> BTreeMap<String, String> {
-    let head = format!("**{metric}** — ");
-    let line = summary.lines().find(|l| l.starts_with(&head)).unwrap_or_else(|| panic!("no report of {metric} in {summary}"));
-    line[head.len()..]
-        .split("; ")
-        .filter_map(|kv| kv.split_once(": "))
-        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-        .collect()
-}
-
-/// `(prompt, completion)` of a report value `P prompt + C completion`.
-fn tokens(v: &str) -> (u64, u64) {
-    let (p, c) = v.split_once(" prompt + ").unwrap_or_else(|| panic!("{v}"));
-    (p.parse().unwrap(), c.trim_end_matches(" completion").parse().unwrap())
 }
 
 /// Sum of the `usage` of the distinct requests in the rows' details of `metric`. Each request

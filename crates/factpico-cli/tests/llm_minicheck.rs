@@ -26,7 +26,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use support::Harness;
-use llm_cli::{bin, rows, text};
+use llm_cli::{bin, report, rows, text, tokens as report_tokens};
 
 /// `minicheck/utils.py: SYSTEM_PROMPT` of Liyan06/MiniCheck @ b58b9fa, copied by hand.
 const SYSTEM: &str = "Determine whether the provided claim is consistent with the corresponding document. Consistency in this context implies that all information presented in the claim is substantiated by the document. If not, it should be considered inconsistent. Please assess the claim's consistency with the document by responding with either \"Yes\" or \"No\".";
@@ -222,16 +222,14 @@ fn llm_minicheck_follows_bespoke_minicheck_on_a_real_server() {
     let md = dir.path().join("a2.md");
     run(&out_a2, &["--summary", md.to_str().unwrap(), "--llm-price-input", "1", "--llm-price-output", "3"]);
     assert_eq!(h.chat_requests(), sent, "the re-run sent chat requests");
-    let table = std::fs::read_to_string(&md).unwrap();
-    let line = table.lines().find(|l| l.starts_with("**llm_minicheck** — ")).unwrap_or_else(|| panic!("{table}"));
-    assert!(line.contains("requests: 5 distinct: 5 from the cache, 0 sent and answered, 0 failed"), "{line}");
-    assert!(line.contains("tokens sent: 0 prompt + 0 completion"), "{line}");
-    let cached = line.split("tokens of cached answers: ").nth(1).and_then(|r| r.split(';').next()).unwrap_or_else(|| panic!("{line}"));
-    let (p, c) = cached.split_once(" prompt + ").unwrap();
-    let (p, c): (f64, f64) = (p.parse().unwrap(), c.trim_end_matches(" completion").parse().unwrap());
-    assert!(p > 0.0 && c == 5.0, "one completion token per check: {line}");
-    let saved = format!("the 5 answers from the cache would have cost {:.6} more (saved)", (p + 3.0 * c) / 1e6);
-    assert!(line.contains("cost: 0.000000 for the tokens sent (0 prompt + 0 completion at 1 per million prompt tokens, 3 per million completion tokens)") && line.contains(&saved), "{saved}: {line}");
+    let r = report(&std::fs::read_to_string(&md).unwrap(), "llm_minicheck");
+    assert!(r["requests"].starts_with("5 distinct: 5 from the cache, 0 sent and answered, 0 failed"), "{r:?}");
+    assert_eq!(report_tokens(&r["tokens sent"]), (0, 0), "{r:?}");
+    let (p, c) = report_tokens(&r["tokens of cached answers"]);
+    assert!(p > 0 && c == 5, "one completion token per check: {r:?}");
+    let saved = format!("the 5 answers from the cache would have cost {:.6} more (saved)", (p as f64 + 3.0 * c as f64) / 1e6);
+    let cost = &r["cost"];
+    assert!(cost.starts_with("0.000000 for the tokens sent (0 prompt + 0 completion at 1 per million prompt tokens, 3 per million completion tokens)") && cost.ends_with(&saved), "{saved}: {cost}");
     let a2 = rows(&out_a2);
     for (x, y) in a.iter().zip(&a2) {
         assert_eq!(x["scores"], y["scores"]);

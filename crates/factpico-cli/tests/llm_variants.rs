@@ -17,7 +17,7 @@ use std::process::Output;
 
 use serde_json::{json, Value};
 use support::Harness;
-use llm_cli::{fixtures, rows};
+use llm_cli::{bin, fixtures, rows};
 
 /// The first `n` fixture pairs, as a JSONL file in `dir`.
 fn input(dir: &Path, n: usize) -> PathBuf {
@@ -28,8 +28,7 @@ fn input(dir: &Path, n: usize) -> PathBuf {
 }
 
 fn score(dir: &Path, url: &str, input: &Path, out: &Path, extra: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_factpico"))
-        .current_dir(dir)
+    bin(dir)
         .args(["score", input.to_str().unwrap(), "--metrics", "llm", "-o", out.to_str().unwrap(), "--explain"])
         .args(["--llm-base-url", url, "--llm-model", "tiny", "--llm-rationale-max-chars", "24"])
         .args(if extra.contains(&"--llm-max-tokens") { &[][..] } else { &["--llm-max-tokens", "60"][..] })
@@ -314,8 +313,7 @@ fn dry_run_refuses_invalid_second_step_options() {
         (vec!["--llm-concurrency", "0"], "--llm-concurrency must be at least 1"),
         (vec!["--llm-price-input", "inf"], "must be a non-negative number"),
     ] {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_factpico"))
-            .current_dir(dir.path())
+        let o = bin(dir.path())
             .args(["score", inp.to_str().unwrap(), "--metrics", "llm", "--dry-run", "--llm-base-url", url, "--llm-model", "m"])
             .args(&extra)
             .output()
@@ -324,8 +322,7 @@ fn dry_run_refuses_invalid_second_step_options() {
         assert!(stderr(&o).contains(want), "{extra:?}: {}", stderr(&o));
     }
     // a valid dry run still exits 0
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_factpico"))
-        .current_dir(dir.path())
+    let o = bin(dir.path())
         .args(["score", inp.to_str().unwrap(), "--metrics", "llm", "--dry-run", "--llm-base-url", url, "--llm-model", "m"])
         .args(["--llm-samples", "2", "--llm-temperature", "0.7", "--llm-logprobs"])
         .output()
@@ -339,8 +336,7 @@ fn a_closed_stderr_does_not_abort_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o.jsonl");
     for _ in 0..3 {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_factpico"))
-            .current_dir(dir.path())
+        let mut child = bin(dir.path())
             .args(["score", fixtures().join("pairs.jsonl").to_str().unwrap(), "--metrics", "rougeL", "-o", out.to_str().unwrap()])
             .stderr(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())

@@ -63,7 +63,7 @@ pub use options::{
     default_cache_path, redact_url, ClientOptions, LlmOptions, LlmRuntime, Prices, PromptVariant, Protocol, Sampling, SamplingPreset,
     Target, DEFAULT_EVIDENCE_SEPARATOR, DEFAULT_RATIONALE_MAX, MAX_SAMPLES, TOP_LOGPROBS,
 };
-pub use requests::{evidence_spans, plan, request_bodies, Plan, RowInput};
+pub use requests::{estimate_prompt_tokens, evidence_spans, plan, request_bodies, Plan, RowInput};
 pub use structured::StructuredOutput;
 pub use templates::{Element, Messages, Templates};
 

@@ -197,8 +197,8 @@ mod imp {
             self.inner.cache_path()
         }
 
-        /// The prices per million tokens (`llm.runtime.price_input` / `price_output`), when
-        /// both are given: the run report's cost line.
+        /// The prices per million tokens (`llm.runtime.price_input_per_mtok` /
+        /// `price_output_per_mtok`), as [`crate::Evaluator::prices`]: the run report's cost line.
         pub fn prices(&self) -> Option<crate::options::Prices> {
             self.inner.prices()
         }

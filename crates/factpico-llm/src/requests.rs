@@ -40,6 +40,14 @@ pub struct Plan {
     pub max_completion_tokens: Option<u64>,
 }
 
+/// Estimated prompt tokens of one chat request with a system and a user message: ⌈characters /
+/// 4⌉ + 4 per message, + 3 per request (OpenAI's rule of thumb; the model's tokenizer decides).
+/// The rule of [`Plan::estimated_prompt_tokens`], shared by every LLM metric's dry run.
+#[must_use]
+pub fn estimate_prompt_tokens(system: &str, user: &str) -> u64 {
+    3 + [system, user].iter().map(|s| 4 + (s.chars().count() as u64).div_ceil(4)).sum::<u64>()
+}
+
 pub(crate) fn messages_json(m: &Messages) -> Value {
     json!([{ "role": "system", "content": m.system }, { "role": "user", "content": m.user }])
 }
@@ -327,7 +335,7 @@ pub fn plan(protocol: Protocol, options: &LlmOptions, rows: &[RowInput<'_>]) -> 
     let t = Templates::factpico();
     let pr = Prompts::new(options.prompt);
     let rating_max = b.rating_max_tokens();
-    let est = |m: &Messages| -> u64 { 3 + [&m.system, &m.user].iter().map(|s| 4 + (s.chars().count() as u64).div_ceil(4)).sum::<u64>() };
+    let est = |m: &Messages| estimate_prompt_tokens(&m.system, &m.user);
     let mut seen = std::collections::HashSet::new();
     let mut p = Plan { rows: rows.len() as u64, ..Plan::default() };
     let mut completion: Option<u64> = Some(0);

@@ -2,6 +2,7 @@
 //! include the real-server harness of `crates/factpico-llm/tests/support` as `support`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -48,4 +49,21 @@ pub fn number_after(s: &str, after: &str) -> f64 {
     let i = s.find(after).unwrap_or_else(|| panic!("{after:?} not in {s}")) + after.len();
     let n: String = s[i..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
     n.parse().unwrap_or_else(|_| panic!("no number after {after:?} in {s}"))
+}
+
+/// The run report of `metric` in a `--summary` table: `(what, value)` pairs.
+pub fn report(summary: &str, metric: &str) -> BTreeMap<String, String> {
+    let head = format!("**{metric}** — ");
+    let line = summary.lines().find(|l| l.starts_with(&head)).unwrap_or_else(|| panic!("no report of {metric} in {summary}"));
+    line[head.len()..]
+        .split("; ")
+        .filter_map(|kv| kv.split_once(": "))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// `(prompt, completion)` of a report value `P prompt + C completion`.
+pub fn tokens(v: &str) -> (u64, u64) {
+    let (p, c) = v.split_once(" prompt + ").unwrap_or_else(|| panic!("{v}"));
+    (p.parse().unwrap(), c.trim_end_matches(" completion").parse().unwrap())
 }

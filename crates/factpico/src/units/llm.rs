@@ -317,7 +317,10 @@ impl MetricUnit for Llm {
             // detail holds no position in the abstract, so none is claimed or denied)
             if let Some(span) = &e.span {
                 let gold = format!("gold evidence span: \"{span}\"");
-                r.note = Some(r.note.map_or_else(|| gold.clone(), |n| format!("{gold}; {n}")));
+                r.note = Some(match r.note {
+                    Some(n) => format!("{gold}; {n}"),
+                    None => gold,
+                });
             }
             ratings.push(r);
         }
@@ -385,8 +388,12 @@ impl MetricUnit for Llm {
 
     /// Requests, estimated prompt tokens and the completion-token bound; nothing is sent.
     fn plan(metric: &'static MetricInfo, options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
+        let prices = match options.runtime.prices() {
+            Ok(p) => p,
+            Err(e) => return Some(Err(crate::Error::init(metric.name, e))),
+        };
         if metric.name == LLM_MINICHECK.name {
-            return Some(Ok(plan_minicheck(options, pairs)));
+            return Some(Ok(plan_minicheck(options, pairs, prices.as_ref())));
         }
         let protocol = if metric.name == LLM_PIPELINE.name { factpico_llm::Protocol::Pipeline } else { factpico_llm::Protocol::FullText };
         let sep = options.evidence_separator.clone().unwrap_or_else(|| factpico_llm::DEFAULT_EVIDENCE_SEPARATOR.to_owned());
@@ -399,10 +406,6 @@ impl MetricUnit for Llm {
             .zip(&spans)
             .map(|(p, s)| factpico_llm::RowInput { source: p.source, summary: p.summary, evidence: s.as_deref() })
             .collect();
-        let prices = match options.runtime.prices() {
-            Ok(p) => p,
-            Err(e) => return Some(Err(crate::Error::init(metric.name, e))),
-        };
         Some(factpico_llm::plan(protocol, options, &rows).map_err(|e| crate::Error::init(metric.name, e)).map(|p| plan_message(metric.name, &p, prices.as_ref())))
     }
 
@@ -427,16 +430,13 @@ impl MetricUnit for Llm {
 /// `llm_minicheck`'s dry run: one request per (abstract chunk, summary sentence); a
 /// document counts as one chunk when its byte bound fits the chunk size, else as its
 /// byte-bound chunks (token counts need the server).
-fn plan_minicheck(options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> String {
+fn plan_minicheck(options: &LlmOptions, pairs: &[crate::Pair<'_>], prices: Option<&factpico_llm::Prices>) -> String {
     use factpico_text::SentenceSplitter;
     let punkt = factpico_text::Punkt::english();
     let size = options.minicheck_chunk_size.unwrap_or(factpico_llm::minicheck::DEFAULT_CHUNK_SIZE);
     let packing = factpico_text::TokenBudgetChunking { max_tokens: size, split_newlines: true };
     let bound = |s: &str| s.len() + 1;
     let (mut requests, mut tokens, mut long) = (0u64, 0u64, 0u64);
-    // the same rule as the FactPICO evaluators' estimate: ⌈characters/4⌉ + 4 per message
-    // (system and user) + 3 per request
-    let system = factpico_llm::minicheck::SYSTEM_PROMPT.len().div_ceil(4) as u64 + 4;
     for p in pairs {
         let chunks = packing.chunks(&punkt, &bound, p.source);
         long += u64::from(chunks.len() > 1);
@@ -445,15 +445,15 @@ fn plan_minicheck(options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> String {
             for s in &sentences {
                 requests += 1;
                 let claim = s.get(p.summary).unwrap_or_default();
-                tokens += system + factpico_llm::minicheck::user_message(&c.text, claim).len().div_ceil(4) as u64 + 4 + 3;
+                let user = factpico_llm::minicheck::user_message(&c.text, claim);
+                tokens += factpico_llm::estimate_prompt_tokens(factpico_llm::minicheck::SYSTEM_PROMPT, &user);
             }
         }
     }
-    let prices = options.runtime.prices().ok().flatten();
     format!(
         "llm_minicheck: {requests} requests (abstract chunks x summary sentences) for {} rows ({long} abstracts over the chunk size of {size} tokens by their byte bound, counted as byte-bound chunks: the server's token counts decide); estimated prompt tokens ≈ {tokens} (⌈characters/4⌉ per message + 4 per message + 3 per request, OpenAI's rule of thumb: the model's tokenizer decides); completion tokens at most {requests} (one each).{}{DRY_RUN_BASIS}",
         pairs.len(),
-        cost_estimate(prices.as_ref(), tokens, Some(requests)),
+        cost_estimate(prices, tokens, Some(requests)),
     )
 }
 
