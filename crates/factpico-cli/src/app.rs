@@ -109,7 +109,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let matches = Cli::command().get_matches_from(args);
+    let matches = crate::flags::value_names(Cli::command()).get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let quiet = match &cli.cmd {
         Cmd::Score(a) => a.quiet,

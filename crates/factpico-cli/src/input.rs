@@ -90,7 +90,14 @@ pub struct InputArgs {
     /// the field called NAME). `factpico metrics` lists each metric's inputs.
     #[arg(long = "input-field", value_name = "NAME=FIELD", value_parser = parse_input_field)]
     pub input_fields: Vec<(String, String)>,
+    /// LLM metrics: input field holding the row's evidence spans (default: `evidence`); the
+    /// same as --input-field evidence=FIELD, which wins when both are given.
+    #[arg(long, value_name = "FIELD")]
+    pub evidence_field: Option<String>,
 }
+
+/// The per-row side input `--evidence-field` names (the LLM evaluators' gold spans).
+pub const EVIDENCE_INPUT: &str = "evidence";
 
 fn parse_input_field(s: &str) -> std::result::Result<(String, String), String> {
     match s.split_once('=') {
@@ -118,6 +125,18 @@ pub fn parse_delimiter(s: &str) -> std::result::Result<u8, String> {
 }
 
 impl InputArgs {
+    /// The input field given for the per-row side input `name`: the last
+    /// `--input-field NAME=FIELD`, else `--evidence-field` for `evidence`; `None` = not given
+    /// (the field called `name`).
+    pub fn side_field(&self, name: &str) -> Option<String> {
+        self.input_fields
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| f.clone())
+            .or_else(|| self.evidence_field.clone().filter(|_| name == EVIDENCE_INPUT))
+    }
+
     /// The field mapping these options describe, reading the per-row side inputs `extras`.
     pub fn field_map(&self, extras: Vec<ExtraField>) -> FieldMap {
         FieldMap {

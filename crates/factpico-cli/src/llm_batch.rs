@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use factpico::UnitArgs;
 
 use crate::input;
 
@@ -66,9 +65,9 @@ pub struct ExportArgs {
     /// No progress lines.
     #[arg(short, long)]
     pub quiet: bool,
-    /// The metric units' flags, as for `factpico score` (the --llm-… flags).
+    /// The metric units' options, as for `factpico score` (the --llm-… flags).
     #[command(flatten)]
-    pub units: UnitArgs,
+    pub options: factpico::ScorerOptions,
 }
 
 /// Arguments of `factpico llm batch import`.
@@ -127,9 +126,7 @@ mod imp {
     use crate::term::path as shown;
 
     fn scorer_options(a: &ExportArgs) -> factpico::ScorerOptions {
-        let mut o = factpico::ScorerOptions { metrics: a.metrics.clone(), ..factpico::ScorerOptions::default() };
-        a.units.apply(&mut o);
-        o
+        factpico::ScorerOptions { metrics: a.metrics.clone(), ..a.options.clone() }
     }
 
     /// A library error as the command line shows it (fields named by their flags).
@@ -173,7 +170,7 @@ mod imp {
                 inputs.push(i);
             }
         }
-        let fields = a.fields.field_map(crate::score::extra_fields(&a.fields, &a.units, &inputs)?);
+        let fields = a.fields.field_map(crate::score::extra_fields(&a.fields, &inputs)?);
         let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
         for r in input::open(&a.input, format, &fields)? {
             match r {

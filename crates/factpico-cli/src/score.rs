@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use factpico::{Pair, Report, Scorer, ScorerOptions, UnitArgs};
+use factpico::{Pair, Report, Scorer, ScorerOptions};
 
 use crate::input::{self, input_sha256, Format, Record};
 use crate::term::escape_controls;
@@ -95,31 +95,28 @@ pub struct ScoreArgs {
     /// writing anything.
     #[arg(long)]
     pub dry_run: bool,
-    /// Each metric unit's flags, and --batch-size / --threads / --device.
+    /// Every option of every metric unit (their flags come from the options' own types), and
+    /// --batch-size / --threads / --device.
     #[command(flatten)]
-    pub units: UnitArgs,
+    pub options: ScorerOptions,
 }
 
 impl ScoreArgs {
     fn scorer_options(&self) -> ScorerOptions {
-        let mut o = ScorerOptions { metrics: self.metrics.clone(), ..ScorerOptions::default() };
-        o.sentence_spans = self.sentences;
-        self.units.apply(&mut o);
-        o
+        ScorerOptions { metrics: self.metrics.clone(), sentence_spans: self.sentences, ..self.options.clone() }
     }
 
     /// The input fields of the per-row side inputs `inputs` (declared by the selected
     /// metrics): `--input-field NAME=FIELD`, else a unit's own flag, else the field NAME.
     /// A mapping whose name no selected metric reads is an error.
     fn extra_fields(&self, inputs: &[&factpico::RowInput]) -> Result<Vec<input::ExtraField>> {
-        extra_fields(&self.fields, &self.units, inputs)
+        extra_fields(&self.fields, inputs)
     }
 }
 
 /// The input fields of the per-row side inputs `inputs` (see [`ScoreArgs::extra_fields`]);
 /// shared with `factpico llm batch export`, which reads its input as `score` does.
-pub(crate) fn extra_fields(fields: &input::InputArgs, units: &UnitArgs, inputs: &[&factpico::RowInput]) -> Result<Vec<input::ExtraField>> {
-    let from_units = units.input_fields();
+pub(crate) fn extra_fields(fields: &input::InputArgs, inputs: &[&factpico::RowInput]) -> Result<Vec<input::ExtraField>> {
     for (name, _) in &fields.input_fields {
         if !inputs.iter().any(|i| i.name == name) {
             let known: Vec<&str> = inputs.iter().map(|i| i.name).collect();
@@ -132,14 +129,8 @@ pub(crate) fn extra_fields(fields: &input::InputArgs, units: &UnitArgs, inputs: 
     Ok(inputs
         .iter()
         .map(|i| {
-            let explicit = fields
-                .input_fields
-                .iter()
-                .rev()
-                .find(|(n, _)| n == i.name)
-                .map(|(_, f)| f.clone())
-                .or_else(|| from_units.iter().rev().find(|(n, _)| *n == i.name).map(|(_, f)| f.clone()));
-            input::ExtraField { name: i.name.to_owned(), explicit: explicit.is_some(), field: explicit.unwrap_or_else(|| i.name.to_owned()) }
+            let given = fields.side_field(i.name);
+            input::ExtraField { name: i.name.to_owned(), explicit: given.is_some(), field: given.unwrap_or_else(|| i.name.to_owned()) }
         })
         .collect())
 }
@@ -264,7 +255,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         );
     }
     if !args.quiet {
-        for w in matches.map(|m| UnitArgs::ignored_flags(m, &args.metrics)).unwrap_or_default() {
+        for w in matches.map(|m| crate::flags::ignored_flags(m, &args.metrics)).unwrap_or_default() {
             eprintln!("warning: {w}");
         }
     }

@@ -15,31 +15,44 @@ use crate::structured::StructuredOutput;
 /// an unknown one refused). Durations are plain numbers of **seconds** (`"timeout_s": 120`,
 /// `"backoff_min_s": 0.5`), not serde's `{secs, nanos}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default, deny_unknown_fields)]
 pub struct ClientOptions {
-    /// Requests in flight at once (default 4; match the server's parallel slots, e.g.
-    /// llama.cpp's `--parallel`, or the API's rate limits).
+    /// LLM metrics: requests in flight at once (default 4; match the server's parallel slots,
+    /// e.g. llama.cpp's `--parallel`, or the API's rate limits).
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.client.concurrency", long = "llm-concurrency", default_value_t = ClientOptions::default().concurrency))]
     pub concurrency: usize,
-    /// Per-request timeout in seconds, from sending to the last byte of the reply (default 300).
+    /// LLM metrics: per-request timeout in seconds, from sending to the last byte of the reply
+    /// (default 300).
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.client.timeout_s", long = "llm-timeout", value_name = "SECONDS", default_value_t = ClientOptions::default().timeout_s))]
     pub timeout_s: f64,
     /// Connection timeout in seconds (default 10).
+    #[cfg_attr(feature = "clap", arg(skip = ClientOptions::default().connect_timeout_s))]
     pub connect_timeout_s: f64,
-    /// Retries after the first attempt (default 5) on HTTP 408, 429, 5xx, timeouts and
-    /// transport errors. Other 4xx answers are not retried.
+    /// LLM metrics: retries after the first attempt (default 5) on HTTP 408, 429, 5xx,
+    /// timeouts and transport errors (exponential backoff with jitter, Retry-After honoured).
+    /// Other 4xx answers are not retried.
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.client.retries", long = "llm-retries", default_value_t = ClientOptions::default().retries))]
     pub retries: u32,
     /// First backoff delay in seconds (default 1); doubles per retry, full jitter.
+    #[cfg_attr(feature = "clap", arg(skip = ClientOptions::default().backoff_min_s))]
     pub backoff_min_s: f64,
     /// Largest backoff delay in seconds (default 60).
+    #[cfg_attr(feature = "clap", arg(skip = ClientOptions::default().backoff_max_s))]
     pub backoff_max_s: f64,
     /// Largest `Retry-After` honoured, in seconds (default 300); longer values are cut to it.
+    #[cfg_attr(feature = "clap", arg(skip = ClientOptions::default().retry_after_max_s))]
     pub retry_after_max_s: f64,
-    /// Largest reply body accepted, in bytes (default 8 MiB). A longer reply (a server that
-    /// ignores `max_tokens`) fails its request, is not retried and is stored nowhere.
+    /// LLM metrics: largest reply body accepted, in bytes (default 8 MiB). A longer reply (a
+    /// server that ignores `max_tokens`) fails its request, is not retried and is stored
+    /// nowhere.
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.client.max_reply_bytes", long = "llm-max-reply-bytes", default_value_t = ClientOptions::default().max_reply_bytes))]
     pub max_reply_bytes: u64,
-    /// Stop sending after this many requests in a row (in completion order, no success in
-    /// between) have exhausted their retries on HTTP 5xx, timeouts or transport errors
-    /// (default 5; 0 = never). Rate limiting (HTTP 429) does not count. The requests not sent
-    /// are failures (exit 3): a re-run sends them.
+    /// LLM metrics: stop sending after this many requests in a row (in completion order, no
+    /// success in between) have exhausted their retries on HTTP 5xx, timeouts or transport
+    /// errors (default 5; 0 = never). Rate limiting (HTTP 429) does not count. The requests
+    /// not sent are failures (exit 3): a re-run sends them.
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.client.stop_after_failures", long = "llm-stop-after-failures", default_value_t = ClientOptions::default().stop_after_failures))]
     pub stop_after_failures: u32,
 }
 
@@ -140,6 +153,7 @@ impl Protocol {
 
 /// Sampling presets.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum SamplingPreset {
     /// Temperature 0 (reproducible; default), max tokens 512 for ratings and extractions.
@@ -164,81 +178,114 @@ pub enum SamplingPreset {
 /// serialised options (provenance, resume fingerprint, Python) and `Debug` show the URL
 /// without them ([`redact_url`]).
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default, deny_unknown_fields)]
 pub struct LlmOptions {
-    /// Base URL of an OpenAI-compatible API, ending in `/v1` (e.g. `https://api.openai.com/v1`,
-    /// `http://127.0.0.1:8080/v1`); `/v1` is appended to a URL without a path. A
-    /// `user:password@` part is ignored and never serialised.
+    /// LLM metrics: base URL of an OpenAI-compatible API, ending in `/v1` (e.g.
+    /// `https://api.openai.com/v1`, `http://127.0.0.1:8080/v1`); `/v1` is appended to a URL
+    /// without a path. A `user:password@` part is ignored and never serialised.
     #[serde(serialize_with = "serialize_redacted_url")]
+    #[cfg_attr(feature = "clap", arg(id = "llm.base_url", long = "llm-base-url", value_name = "URL"))]
     pub base_url: Option<String>,
-    /// Model name sent in requests.
+    /// LLM metrics: the model name sent in requests (llama.cpp serves its one model whatever
+    /// the name; the cache is keyed by the model the server reports).
+    #[cfg_attr(feature = "clap", arg(id = "llm.model", long = "llm-model"))]
     pub model: Option<String>,
-    /// Name of the environment variable holding the API key (never the key). `None`: no
-    /// `Authorization` header (local servers).
+    /// LLM metrics: name of the environment variable holding the API key (never the key).
+    /// Unset: no `Authorization` header (local servers).
+    #[cfg_attr(feature = "clap", arg(id = "llm.api_key_env", long = "llm-api-key-env", value_name = "VAR"))]
     pub api_key_env: Option<String>,
-    /// The served model's identity, declared instead of asked (`GET /v1/models`): the cache
+    /// LLM metrics: the served model's identity, declared instead of asked (`GET /v1/models`): the cache
     /// is keyed by this name (and not by the base URL), no structured-output probe is sent,
     /// and `base_url` becomes optional (needed only to send requests). For batch files run
     /// offline (`vllm run-batch`, OpenAI's Batch API) and for scoring from the cache with
     /// no server. Runs declaring the same name share answers; a run that asks the server
     /// (no declared name) keys by the server's entry and shares none with them.
+    #[cfg_attr(feature = "clap", arg(id = "llm.served_model", long = "llm-served-model", value_name = "NAME"))]
     pub served_model: Option<String>,
-    /// Constraint on rating replies (default `json-schema`).
+    /// LLM metrics: constraint on rating replies: json-schema (default; OpenAI structured
+    /// outputs), grammar (llama.cpp GBNF), off (the paper's free text). A server that rejects
+    /// it falls back to off (recorded in the provenance).
+    #[cfg_attr(feature = "clap", arg(id = "llm.structured_output", long = "llm-structured", value_enum, default_value_t = LlmOptions::default().structured_output))]
     pub structured_output: StructuredOutput,
-    /// Sampling preset (default `deterministic`).
+    /// LLM metrics: sampling preset: deterministic (default; temperature 0), paper-gpt4 (the
+    /// API's defaults), paper-open-models (temperature 0.6, top-k 90, top-p 0.8, repetition
+    /// penalty 1.1, 256 tokens).
+    #[cfg_attr(feature = "clap", arg(id = "llm.preset", long = "llm-preset", value_enum, default_value_t = LlmOptions::default().preset))]
     pub preset: SamplingPreset,
-    /// Overrides the preset's temperature.
+    /// LLM metrics: temperature (overrides the preset's).
+    #[cfg_attr(feature = "clap", arg(id = "llm.temperature", long = "llm-temperature"))]
     pub temperature: Option<f64>,
-    /// Overrides the preset's top-p.
+    /// LLM metrics: top-p (overrides the preset's).
+    #[cfg_attr(feature = "clap", arg(id = "llm.top_p", long = "llm-top-p"))]
     pub top_p: Option<f64>,
-    /// Sampling seed (sent when given).
+    /// LLM metrics: sampling seed (sent when given).
+    #[cfg_attr(feature = "clap", arg(id = "llm.seed", long = "llm-seed"))]
     pub seed: Option<u64>,
-    /// Overrides the preset's max tokens of rating replies.
+    /// LLM metrics: max tokens of a rating reply (overrides the preset's: deterministic 512,
+    /// paper-open-models 256).
+    #[cfg_attr(feature = "clap", arg(id = "llm.max_tokens", long = "llm-max-tokens"))]
     pub max_tokens: Option<u32>,
-    /// Overrides the preset's max tokens of extraction replies (pipeline stage 1).
+    /// LLM pipeline: max tokens of an extraction reply (stage 1; overrides the preset's:
+    /// deterministic 512, paper-open-models 256).
+    #[cfg_attr(feature = "clap", arg(id = "llm.extract_max_tokens", long = "llm-extract-max-tokens"))]
     pub extract_max_tokens: Option<u32>,
-    /// Upper bound on the rationale's length in the structured modes, in characters (default 400).
+    /// LLM metrics: upper bound on the rationale's length in the structured modes, in
+    /// characters (default 400).
+    #[cfg_attr(feature = "clap", arg(id = "llm.rationale_max_chars", long = "llm-rationale-max-chars"))]
     pub rationale_max_chars: Option<usize>,
-    /// What to rate: any of `population`, `intervention`, `comparator`, `outcome`, `evidence`;
-    /// empty (default) = all. Columns not rated are nulls ("not requested"), and the average
-    /// is over the rated ones. Cuts the cost of a run (e.g. evidence inference only).
+    /// LLM metrics: what to rate: any of population, intervention, comparator, outcome,
+    /// evidence (comma-separated); empty (default) = all. Columns not rated are nulls ("not
+    /// requested"), and the average is over the rated ones. Cuts the cost of a run (e.g.
+    /// evidence inference only).
+    #[cfg_attr(feature = "clap", arg(id = "llm.elements", long = "llm-elements", value_delimiter = ','))]
     pub elements: Vec<Target>,
-    /// Separator of evidence spans in a CSV/TSV cell that does not hold a JSON list (default
-    /// `||`); see [`crate::evidence_spans`].
+    /// LLM metrics: separator of evidence spans in a CSV/TSV cell that does not hold a JSON
+    /// list (default `||`; `factpico_llm::evidence_spans`).
+    #[cfg_attr(feature = "clap", arg(id = "llm.evidence_separator", long = "evidence-separator"))]
     pub evidence_separator: Option<String>,
-    /// Ask for the rating token's log-probabilities (`logprobs`, `top_logprobs` =
+    /// LLM metrics: ask for the rating token's log-probabilities (`logprobs`, `top_logprobs` =
     /// [`TOP_LOGPROBS`]) and add the probability-weighted rating of each element beside the
     /// sampled one (columns `<prefix>_<element>_weighted`, see [`crate::weighted`]). Default
     /// off: requests with logprobs are new cache entries. A server that sends no logprobs
     /// leaves the weighted columns documented nulls, with a warning.
     #[serde(skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "clap", arg(id = "llm.logprobs", long = "llm-logprobs"))]
     pub logprobs: bool,
-    /// Prompt variant (default `published`: the reference's prompts, byte-identical).
+    /// LLM metrics: prompt variant: published (default; the reference's prompts,
+    /// byte-identical) or rating-only (texts first, the rating's digit only: one generated
+    /// token).
     #[serde(skip_serializing_if = "is_default")]
+    #[cfg_attr(feature = "clap", arg(id = "llm.prompt", long = "llm-prompt", value_enum, default_value_t = LlmOptions::default().prompt))]
     pub prompt: PromptVariant,
-    /// In the `json-schema` and `grammar` modes, ask for the rationale before the rating
+    /// LLM metrics: in the `json-schema` and `grammar` modes, ask for the rationale before the rating
     /// (`"required": ["rationale", "rating"]`, sent in that order; the grammar
     /// `Rationale: …\nRating: N`), so the model reasons before it commits to a number. The
     /// published prompt text is unchanged. Default off (rating first). Not with
     /// `prompt: rating-only` (no rationale there).
     #[serde(skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "clap", arg(id = "llm.rationale_first", long = "llm-rationale-first"))]
     pub rationale_first: bool,
-    /// Samples per rating request (default 1). With N > 1 the temperature must be above 0;
+    /// LLM metrics: samples per rating request (default 1). With N > 1 the temperature must be above 0;
     /// sample i is sent with seed `seed + i` (`seed` default 0), each cached under its own
     /// key, so raising N sends only the new samples. An element's column is the mean of its
     /// readable samples; the detail has every sample, the majority rating and the spread.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "clap", arg(id = "llm.samples", long = "llm-samples", value_name = "N"))]
     pub samples: Option<u32>,
-    /// `llm_minicheck` only: the largest document chunk, in tokens of the served model
-    /// (default [`crate::minicheck::DEFAULT_CHUNK_SIZE`] = 32,768 − 300, the reference's
+    /// llm_minicheck: the largest document chunk, in tokens of the served model (default
+    /// [`crate::minicheck::DEFAULT_CHUNK_SIZE`] = 32,768 − 300, the reference's
     /// `max_model_len` minus its claim reserve). Set it to the server's context minus 300.
+    /// Counted by the server's /tokenize only when the abstract may exceed it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "clap", arg(id = "llm.minicheck_chunk_size", long = "llm-minicheck-chunk-size", value_name = "N"))]
     pub minicheck_chunk_size: Option<usize>,
     /// How requests travel: concurrency, timeouts, retries, cache location ([`LlmRuntime`]).
     /// Read from JSON (`"runtime": {"client": {"concurrency": 8}, "cache": "/tmp/c.sqlite"}`)
     /// but never serialised: results do not depend on it, so it is not part of the
     /// provenance, the `--resume` fingerprint or the request cache key.
     #[serde(default, skip_serializing)]
+    #[cfg_attr(feature = "clap", command(flatten))]
     pub runtime: LlmRuntime,
 }
 
@@ -260,6 +307,7 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 
 /// Which prompts the rating requests use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum PromptVariant {
     /// The reference's prompts, byte-identical (a rating and a rationale per reply).
@@ -273,6 +321,7 @@ pub enum PromptVariant {
     /// `json-schema` (an integer enum) and `grammar` modes. The shared prefix lets a server's
     /// prompt cache (llama.cpp) reuse the abstract across one summary's elements. Not a
     /// published protocol: a factpico variant, named as such in the provenance.
+    #[cfg_attr(feature = "clap", value(alias = "rating_only"))]
     RatingOnly,
 }
 
@@ -467,19 +516,26 @@ impl LlmOptions {
 /// recorded without it, so two runs differing only here have the same provenance, resume
 /// fingerprint and cache keys.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default, deny_unknown_fields)]
 pub struct LlmRuntime {
     /// Client transport options.
+    #[cfg_attr(feature = "clap", command(flatten))]
     pub client: ClientOptions,
-    /// The cache file (default `<factpico home>/llm-cache.sqlite`, see [`default_cache_path`]).
+    /// LLM metrics: the request cache file (default `$FACTPICO_HOME/llm-cache.sqlite`, see
+    /// [`default_cache_path`]).
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.cache", long = "llm-cache"))]
     pub cache: Option<PathBuf>,
-    /// No cache at all: every request is sent.
+    /// LLM metrics: no cache at all: every request is sent.
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.no_cache", long = "llm-no-cache"))]
     pub no_cache: bool,
-    /// Price of a million prompt (input) tokens, in any currency (`None`: not priced). Only
-    /// turns the token counts of the run report and `--dry-run` into a cost; changes no
-    /// request.
+    /// LLM metrics: price of a million prompt (input) tokens, in any currency (unset: not
+    /// priced). Only turns the token counts of the run report and `--dry-run` into a cost;
+    /// changes no request.
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.price_input_per_mtok", long = "llm-price-input", value_name = "PRICE"))]
     pub price_input_per_mtok: Option<f64>,
-    /// Price of a million completion (output) tokens, in the same currency.
+    /// LLM metrics: price of a million completion (output) tokens, in the same currency.
+    #[cfg_attr(feature = "clap", arg(id = "llm.runtime.price_output_per_mtok", long = "llm-price-output", value_name = "PRICE"))]
     pub price_output_per_mtok: Option<f64>,
 }
 

@@ -30,14 +30,18 @@ use crate::parse::Scale;
 
 /// How rating replies are constrained.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum StructuredOutput {
     /// JSON schema `response_format` (OpenAI structured outputs; default).
     #[default]
+    #[cfg_attr(feature = "clap", value(alias = "json_schema"))]
     JsonSchema,
     /// llama.cpp GBNF `grammar` spelling out `Rating: N\nRationale: …`.
+    #[cfg_attr(feature = "clap", value(alias = "gbnf"))]
     Grammar,
     /// No constraint: the paper's free text.
+    #[cfg_attr(feature = "clap", value(alias = "none"))]
     Off,
 }
 

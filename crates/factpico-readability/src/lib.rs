@@ -115,11 +115,19 @@ impl FromStr for TextstatFamily {
     }
 }
 
-/// Options of [`Readability`].
+/// Options of [`Readability`] (`ScorerOptions::readability` of the `factpico` facade; flag
+/// `--fk-family` with the feature `clap`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default, deny_unknown_fields)]
 pub struct ReadabilityOptions {
-    /// textstat family to reproduce (default [`TextstatFamily::Textstat073`]).
+    /// FKGL/FRE: textstat family to reproduce: textstat073 (default; pyphen syllables, legacy
+    /// rounding, the FactPICO era) or textstat078 (CMUdict first pronunciation, pyphen
+    /// fallback, no rounding).
+    #[cfg_attr(
+        feature = "clap",
+        arg(id = "readability.family", long = "fk-family", value_name = "FAMILY", default_value_t = ReadabilityOptions::default().family)
+    )]
     pub family: TextstatFamily,
 }
 

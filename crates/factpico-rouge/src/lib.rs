@@ -61,12 +61,19 @@ mod variants;
 pub use variants::{RougeVariants, UnknownRougeType};
 
 /// Options of [`RougeL`], mirroring `rouge_scorer.RougeScorer(..., use_stemmer=...)`.
+/// `ScorerOptions::rouge` of the `factpico` facade, flag `--rouge-stemmer` (feature `clap`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct RougeOptions {
-    /// Stem tokens longer than 3 characters with NLTK's `PorterStemmer` in its default
-    /// NLTK_EXTENSIONS mode (not the original Porter algorithm, not Snowball).
-    /// Default `true` (factpico's convention; rouge-score's own default is `false`).
+    /// ROUGE: stem tokens longer than 3 characters with NLTK's `PorterStemmer` in its default
+    /// NLTK_EXTENSIONS mode (rouge-score's `use_stemmer`; not the original Porter algorithm,
+    /// not Snowball). Default `true` (factpico's convention; rouge-score's own default is
+    /// `false`).
+    #[cfg_attr(
+        feature = "clap",
+        arg(id = "rouge.use_stemmer", long = "rouge-stemmer", action = clap::ArgAction::Set, default_value_t = RougeOptions::default().use_stemmer)
+    )]
     pub use_stemmer: bool,
 }
 

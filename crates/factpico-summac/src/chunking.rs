@@ -4,28 +4,7 @@
 use factpico_text::{python_strip, Punkt, SentenceSplitter, Span};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
-
-/// How a text is cut into chunks (one side of the NLI image).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Granularity {
-    /// NLTK Punkt sentences (`nltk.sent_tokenize`, [`factpico_text::Punkt`]), short ones
-    /// dropped. The setting of the paper's best models and of the released Conv weights.
-    #[default]
-    Sentence,
-    /// Paragraphs: split on `"\n\n"` when the text has one, else on `"\n"`, each piece
-    /// Python-`strip()`ped, short ones dropped (the reference class default).
-    Paragraph,
-    /// Sliding windows of two consecutive (kept) sentences joined with one space; the last
-    /// window is the last sentence alone (`2sents`).
-    #[serde(rename = "2sents")]
-    TwoSentences,
-    /// The whole text as one chunk, never filtered (even when empty).
-    Document,
-    /// The kept sentences followed by the kept paragraphs.
-    Mixed,
-}
+use crate::{Error, Granularity, Result};
 
 impl Granularity {
     /// All granularities, in the reference's naming order.

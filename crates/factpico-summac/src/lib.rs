@@ -42,18 +42,32 @@
 //! println!("{:?} {:?} {:?}", zs.score, conv.score, zs.warnings);
 //! # Ok::<(), factpico_summac::Error>(())
 //! ```
+//!
+//! **Features**: `engine` (default) is everything above (ONNX Runtime); without it the crate
+//! is only [`SummacConfig`] and its enums, the options a user sets (JSON, Python, flags with
+//! the `clap` feature), which the `factpico` facade reads in every build.
+#[cfg(feature = "engine")]
 mod chunking;
+mod config;
+#[cfg(feature = "engine")]
 mod conv;
+#[cfg(feature = "engine")]
 mod image;
+#[cfg(feature = "engine")]
 mod zs;
 
 use std::path::PathBuf;
 
-pub use chunking::{split_text, Chunk, Chunked, Granularities, Granularity};
+#[cfg(feature = "engine")]
+pub use chunking::{split_text, Chunk, Chunked, Granularities};
+pub use config::{Cuts, Granularity, Reduce, SummacConfig, ZsLabels};
+#[cfg(feature = "engine")]
 pub use conv::{even_bins, histogram, ConvAgg, ConvHead, ConvOutput, ConvRow, ConvSource, CONV_FORMAT, CONV_FORMAT_VERSION, PERCENTILE_BINS};
 pub use factpico_text::Span;
+#[cfg(feature = "engine")]
 pub use image::{Image, Limits, NoPairs, Side, Summac, SummacOptions, Warning};
-pub use zs::{NullReason, Reduce, ZsChunk, ZsLabels, ZsOptions, ZsOutput};
+#[cfg(feature = "engine")]
+pub use zs::{NullReason, ZsChunk, ZsOptions, ZsOutput};
 
 /// Errors of the SummaC metrics.
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +75,7 @@ pub use zs::{NullReason, Reduce, ZsChunk, ZsLabels, ZsOptions, ZsOutput};
 pub enum Error {
     /// Model loading, tokenisation or inference failed (the message names the file and
     /// what to do).
+    #[cfg(feature = "engine")]
     #[error(transparent)]
     Runtime(#[from] factpico_runtime::Error),
     /// The options do not fit each other or the model.
@@ -88,6 +103,7 @@ pub enum Error {
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+#[cfg(feature = "engine")]
 impl Summac {
     /// SummaC-ZS of many (document, summary) rows (one image pass).
     ///
@@ -106,7 +122,7 @@ impl Summac {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "engine"))]
 mod tests {
     #[test]
     fn summac_is_send_and_sync() {

@@ -4,19 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::image::{Image, Warning};
-use crate::{Error, Result, Span};
-
-/// A reduction over one axis of the image.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reduce {
-    /// Maximum.
-    Max,
-    /// Arithmetic mean.
-    Mean,
-    /// Minimum.
-    Min,
-}
+use crate::{Error, Reduce, Result, Span, ZsLabels};
 
 impl Reduce {
     fn apply(self, v: &[f64]) -> f64 {
@@ -46,19 +34,6 @@ impl std::str::FromStr for Reduce {
             _ => Err(Error::InvalidOption(format!("unknown reduction {s:?} (max, mean, min)"))),
         }
     }
-}
-
-/// Which probabilities enter the per-chunk score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ZsLabels {
-    /// `ent - con` (reference default `use_ent=True, use_con=True`), in \[−1, 1\].
-    #[default]
-    EntailmentMinusContradiction,
-    /// `ent` only (`use_con=False`), in \[0, 1\].
-    Entailment,
-    /// `1 - con` (`use_ent=False`), in \[0, 1\].
-    NotContradiction,
 }
 
 /// SummaC-ZS settings. `Default` = the reference's (`op1="max"`, `op2="mean"`, both labels).

@@ -29,7 +29,7 @@
 //! * [`explain`]: renderer-neutral explanations of a row, from its `details` alone.
 //!
 //! Cargo features: `onnx` (every ONNX-backed metric: `alignscore`, `dae`, `qa`), `cuda`
-//! (the CUDA execution provider, [`Device::Cuda`]), `cli` (each unit's clap flags).
+//! (the CUDA execution provider, [`Device::Cuda`]), `clap` (the command-line flags: clap derives on [`ScorerOptions`] and every unit's options).
 
 mod error;
 pub mod explain;
@@ -48,11 +48,7 @@ pub use metric::{
 };
 pub use report::{input_sha256, provenance_hash, Report, Sentences, Warning, INCOMPLETE_PREFIX, SCHEMA_VERSION};
 pub use scorer::{Scorer, ScorerBuilder};
-#[cfg(feature = "cli")]
-pub use session::RuntimeArgs;
 pub use session::{Device, RuntimeOptions};
-#[cfg(feature = "cli")]
-pub use units::UnitArgs;
 pub use units::{MetricUnit, ScorerOptions};
 
 /// Version of this crate (recorded in the run's provenance).

@@ -60,15 +60,22 @@ impl<'de> Deserialize<'de> for Device {
 }
 
 /// Options shared by the model-based metrics (`ScorerOptions::runtime`).
+/// Flags `--batch-size`, `--threads`, `--device` (feature `clap`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default, deny_unknown_fields)]
 pub struct RuntimeOptions {
-    /// Pairs (or questions, arcs) per ONNX Runtime batch; `None` = each metric's default
+    /// Pairs (or questions, arcs) per ONNX Runtime batch; unset = each metric's default
     /// (AlignScore 2, DAE 8, the QA metrics 16). Scores of fp32 graphs do not depend on it.
+    #[cfg_attr(feature = "clap", arg(id = "runtime.batch_size", long = "batch-size"))]
     pub batch_size: Option<usize>,
-    /// ONNX Runtime intra-op threads; `None` = ONNX Runtime's default (one per physical core).
+    /// ONNX Runtime intra-op threads; unset = ONNX Runtime's default (one per physical core).
+    #[cfg_attr(feature = "clap", arg(id = "runtime.threads", long = "threads"))]
     pub threads: Option<usize>,
-    /// Where the models run (default CPU).
+    /// Where the models run: cpu (default), cuda or cuda:N. CUDA needs a factpico built with
+    /// the `cuda` feature and an ONNX Runtime library with CUDA (onnxruntime-gpu;
+    /// ORT_DYLIB_PATH).
+    #[cfg_attr(feature = "clap", arg(id = "runtime.device", long = "device", default_value_t = RuntimeOptions::default().device))]
     pub device: Device,
 }
 
@@ -86,38 +93,6 @@ impl RuntimeOptions {
                 factpico_runtime::ExecutionProvider::Cuda { device_id: i32::try_from(n).unwrap_or(i32::MAX) }
             }
         })
-    }
-}
-
-/// `--batch-size`, `--threads` and `--device` of `factpico score`.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct RuntimeArgs {
-    /// Pairs per ONNX batch (default per metric).
-    #[arg(long)]
-    pub batch_size: Option<usize>,
-    /// ONNX Runtime intra-op threads (default: one per physical core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Where models run: cpu (default), cuda or cuda:N. CUDA needs a factpico built with the
-    /// `cuda` feature and an ONNX Runtime library with CUDA (onnxruntime-gpu; ORT_DYLIB_PATH).
-    #[arg(long)]
-    pub device: Option<Device>,
-}
-
-#[cfg(feature = "cli")]
-impl RuntimeArgs {
-    /// Writes the given flags into `options`.
-    pub fn apply(&self, options: &mut RuntimeOptions) {
-        if self.batch_size.is_some() {
-            options.batch_size = self.batch_size;
-        }
-        if self.threads.is_some() {
-            options.threads = self.threads;
-        }
-        if let Some(d) = self.device {
-            options.device = d;
-        }
     }
 }
 

@@ -117,7 +117,7 @@ fn side_inputs(args: &InputArgs, provenance: Option<&serde_json::Value>) -> Resu
     Ok(names
         .into_iter()
         .map(|n| {
-            let given = args.input_fields.iter().rev().find(|(k, _)| k == n).map(|(_, f)| f.clone());
+            let given = args.side_field(n);
             ExtraField { name: n.to_owned(), explicit: given.is_some(), field: given.unwrap_or_else(|| n.to_owned()) }
         })
         .collect())
@@ -138,7 +138,8 @@ pub fn mapping(path: &Path, args: &InputArgs, provenance: Option<&serde_json::Va
         || args.source_field != "source"
         || args.summary_field != "summary"
         || args.system_field != "system"
-        || !args.input_fields.is_empty();
+        || !args.input_fields.is_empty()
+        || args.evidence_field.is_some();
     if !given {
         if let Some(m) = recorded_mapping(provenance) {
             return Ok((m, "the field options recorded in the score file"));

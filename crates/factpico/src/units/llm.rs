@@ -92,147 +92,8 @@ pub static LLM_MINICHECK: MetricInfo = MetricInfo::new(
 /// The `llm` unit.
 pub struct Llm;
 
-/// The LLM evaluators' `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct LlmArgs {
-    /// LLM metrics: base URL of an OpenAI-compatible API, ending in /v1
-    /// (e.g. http://127.0.0.1:8080/v1, https://api.openai.com/v1).
-    #[arg(long)]
-    pub llm_base_url: Option<String>,
-    /// LLM metrics: the model name sent in requests (llama.cpp serves its one model whatever
-    /// the name; the cache is keyed by the model the server reports).
-    #[arg(long)]
-    pub llm_model: Option<String>,
-    /// LLM metrics: NAME of the environment variable holding the API key (default: none, no
-    /// Authorization header). The key is never written anywhere.
-    #[arg(long, value_name = "VAR")]
-    pub llm_api_key_env: Option<String>,
-    /// LLM metrics: declare the served model's identity instead of asking the server
-    /// (GET /v1/models): the cache is keyed by NAME, no probe is sent and --llm-base-url is
-    /// needed only to send requests (batch files run offline, scoring from the cache).
-    #[arg(long, value_name = "NAME")]
-    pub llm_served_model: Option<String>,
-    /// LLM metrics: constraint on rating replies: json-schema (default; OpenAI structured
-    /// outputs), grammar (llama.cpp GBNF), off (the paper's free text). A server that
-    /// rejects it falls back to off (recorded in the provenance).
-    #[arg(long, value_parser = parse_structured)]
-    pub llm_structured: Option<StructuredOutput>,
-    /// LLM metrics: sampling preset: deterministic (default; temperature 0), paper-gpt4 (the
-    /// API's defaults), paper-open-models (temperature 0.6, top-k 90, top-p 0.8, repetition
-    /// penalty 1.1, 256 tokens).
-    #[arg(long, value_parser = parse_preset)]
-    pub llm_preset: Option<SamplingPreset>,
-    /// LLM metrics: temperature (overrides the preset).
-    #[arg(long)]
-    pub llm_temperature: Option<f64>,
-    /// LLM metrics: top-p (overrides the preset).
-    #[arg(long)]
-    pub llm_top_p: Option<f64>,
-    /// LLM metrics: sampling seed.
-    #[arg(long)]
-    pub llm_seed: Option<u64>,
-    /// LLM metrics: max tokens of a rating reply (default 512; paper-open-models 256).
-    #[arg(long)]
-    pub llm_max_tokens: Option<u32>,
-    /// LLM pipeline: max tokens of an extraction reply (default 512; paper-open-models 256).
-    #[arg(long)]
-    pub llm_extract_max_tokens: Option<u32>,
-    /// LLM metrics: rationale length bound in the structured modes, characters (default 400).
-    #[arg(long)]
-    pub llm_rationale_max_chars: Option<usize>,
-    /// LLM metrics: rate only these: population,intervention,comparator,outcome,evidence
-    /// (default all; the others are "not requested" nulls).
-    #[arg(long, value_delimiter = ',', value_parser = parse_target)]
-    pub llm_elements: Vec<Target>,
-    /// LLM metrics: ask for the rating token's log-probabilities and add the
-    /// probability-weighted ratings (columns *_weighted; new cache entries). A server that
-    /// sends none leaves them nulls, with a warning.
-    #[arg(long)]
-    pub llm_logprobs: bool,
-    /// LLM metrics: prompt variant: published (default; the reference's prompts) or
-    /// rating-only (texts first, the rating's digit only: one generated token).
-    #[arg(long, value_parser = parse_prompt)]
-    pub llm_prompt: Option<factpico_llm::PromptVariant>,
-    /// LLM metrics: ask for the rationale before the rating (json-schema and grammar modes;
-    /// the published prompt text unchanged).
-    #[arg(long)]
-    pub llm_rationale_first: bool,
-    /// LLM metrics: samples per rating request (default 1; more need a temperature above 0;
-    /// sample i uses seed + i). An element's column is the mean of its samples.
-    #[arg(long, value_name = "N")]
-    pub llm_samples: Option<u32>,
-    /// LLM metrics: input field holding the row's evidence spans (default: `evidence`).
-    #[arg(long, value_name = "FIELD")]
-    pub evidence_field: Option<String>,
-    /// LLM metrics: separator of evidence spans in a CSV/TSV cell that is not a JSON list
-    /// (default ||).
-    #[arg(long)]
-    pub evidence_separator: Option<String>,
-    /// LLM metrics: requests in flight (default 4; match the server's parallel slots or the
-    /// API's rate limits).
-    #[arg(long)]
-    pub llm_concurrency: Option<usize>,
-    /// LLM metrics: per-request timeout in seconds (default 300).
-    #[arg(long)]
-    pub llm_timeout: Option<f64>,
-    /// LLM metrics: retries on HTTP 408/429/5xx, timeouts and transport errors (default 5;
-    /// exponential backoff with jitter, Retry-After honoured).
-    #[arg(long)]
-    pub llm_retries: Option<u32>,
-    /// LLM metrics: largest reply accepted, in bytes (default 8 MiB); a longer reply fails its
-    /// request and is stored nowhere.
-    #[arg(long)]
-    pub llm_max_reply_bytes: Option<u64>,
-    /// LLM metrics: stop sending after this many requests in a row failed after their retries
-    /// on HTTP 5xx, timeouts or transport errors (default 5; 0 = never; 429 does not count).
-    #[arg(long)]
-    pub llm_stop_after_failures: Option<u32>,
-    /// llm_minicheck: largest abstract chunk in tokens of the served model (default 32468 =
-    /// 32768 - 300, the reference's; use the server's context minus 300). Counted by the
-    /// server's /tokenize only when the abstract may exceed it.
-    #[arg(long, value_name = "N")]
-    pub llm_minicheck_chunk_size: Option<usize>,
-    /// LLM metrics: the request cache file (default $FACTPICO_HOME/llm-cache.sqlite).
-    #[arg(long)]
-    pub llm_cache: Option<std::path::PathBuf>,
-    /// LLM metrics: no cache: send every request.
-    #[arg(long)]
-    pub llm_no_cache: bool,
-    /// LLM metrics: price of a million prompt (input) tokens, any currency: adds a cost line
-    /// to the run report and to --dry-run (changes no request).
-    #[arg(long, value_name = "PRICE")]
-    pub llm_price_input: Option<f64>,
-    /// LLM metrics: price of a million completion (output) tokens, same currency.
-    #[arg(long, value_name = "PRICE")]
-    pub llm_price_output: Option<f64>,
-}
-
-#[cfg(feature = "cli")]
-fn parse_structured(s: &str) -> std::result::Result<StructuredOutput, String> {
-    s.parse()
-}
-
-#[cfg(feature = "cli")]
-fn parse_preset(s: &str) -> std::result::Result<SamplingPreset, String> {
-    serde_json::from_value(serde_json::Value::String(s.to_owned()))
-        .map_err(|_| format!("unknown preset {s:?} (deterministic, paper-gpt4, paper-open-models)"))
-}
-
-#[cfg(feature = "cli")]
-fn parse_prompt(s: &str) -> std::result::Result<factpico_llm::PromptVariant, String> {
-    s.parse()
-}
-
-#[cfg(feature = "cli")]
-fn parse_target(s: &str) -> std::result::Result<Target, String> {
-    s.parse()
-}
-
 impl MetricUnit for Llm {
     type Options = LlmOptions;
-    #[cfg(feature = "cli")]
-    type Args = LlmArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&LLM, &LLM_PIPELINE, &LLM_MINICHECK];
     const COMPILED_IN: bool = cfg!(feature = "llm");
 
@@ -333,59 +194,6 @@ impl MetricUnit for Llm {
         blocks
     }
 
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &LlmArgs, o: &mut LlmOptions) {
-        if args.llm_base_url.is_some() {
-            o.base_url.clone_from(&args.llm_base_url);
-        }
-        if args.llm_model.is_some() {
-            o.model.clone_from(&args.llm_model);
-        }
-        if args.llm_api_key_env.is_some() {
-            o.api_key_env.clone_from(&args.llm_api_key_env);
-        }
-        if args.llm_served_model.is_some() {
-            o.served_model.clone_from(&args.llm_served_model);
-        }
-        if let Some(s) = args.llm_structured {
-            o.structured_output = s;
-        }
-        if let Some(p) = args.llm_preset {
-            o.preset = p;
-        }
-        o.temperature = args.llm_temperature.or(o.temperature);
-        o.top_p = args.llm_top_p.or(o.top_p);
-        o.seed = args.llm_seed.or(o.seed);
-        o.max_tokens = args.llm_max_tokens.or(o.max_tokens);
-        o.extract_max_tokens = args.llm_extract_max_tokens.or(o.extract_max_tokens);
-        o.rationale_max_chars = args.llm_rationale_max_chars.or(o.rationale_max_chars);
-        if !args.llm_elements.is_empty() {
-            o.elements.clone_from(&args.llm_elements);
-        }
-        if args.evidence_separator.is_some() {
-            o.evidence_separator.clone_from(&args.evidence_separator);
-        }
-        o.logprobs |= args.llm_logprobs;
-        if let Some(p) = args.llm_prompt {
-            o.prompt = p;
-        }
-        o.rationale_first |= args.llm_rationale_first;
-        o.samples = args.llm_samples.or(o.samples);
-        o.minicheck_chunk_size = args.llm_minicheck_chunk_size.or(o.minicheck_chunk_size);
-        let c = &mut o.runtime.client;
-        c.concurrency = args.llm_concurrency.unwrap_or(c.concurrency);
-        c.timeout_s = args.llm_timeout.unwrap_or(c.timeout_s);
-        c.retries = args.llm_retries.unwrap_or(c.retries);
-        c.max_reply_bytes = args.llm_max_reply_bytes.unwrap_or(c.max_reply_bytes);
-        c.stop_after_failures = args.llm_stop_after_failures.unwrap_or(c.stop_after_failures);
-        if args.llm_cache.is_some() {
-            o.runtime.cache.clone_from(&args.llm_cache);
-        }
-        o.runtime.no_cache |= args.llm_no_cache;
-        o.runtime.price_input_per_mtok = args.llm_price_input.or(o.runtime.price_input_per_mtok);
-        o.runtime.price_output_per_mtok = args.llm_price_output.or(o.runtime.price_output_per_mtok);
-    }
-
     /// Requests, estimated prompt tokens and the completion-token bound; nothing is sent.
     fn plan(metric: &'static MetricInfo, options: &LlmOptions, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
         let prices = match options.runtime.prices() {
@@ -409,19 +217,12 @@ impl MetricUnit for Llm {
         Some(factpico_llm::plan(protocol, options, &rows).map_err(|e| crate::Error::init(metric.name, e)).map(|p| plan_message(metric.name, &p, prices.as_ref())))
     }
 
-    #[cfg(feature = "cli")]
-    fn input_fields(args: &LlmArgs) -> Vec<(&'static str, String)> {
-        args.evidence_field.iter().map(|f| ("evidence", f.clone())).collect()
-    }
-
-    #[cfg(feature = "cli")]
-    fn flag_metrics(id: &str) -> &'static [&'static str] {
-        match id {
-            "llm_extract_max_tokens" => &["llm_pipeline"],
-            "llm_minicheck_chunk_size" => &["llm_minicheck"],
-            "llm_structured" | "llm_preset" | "llm_temperature" | "llm_top_p" | "llm_seed" | "llm_max_tokens"
-            | "llm_rationale_max_chars" | "llm_elements" | "llm_logprobs" | "llm_prompt" | "llm_rationale_first"
-            | "llm_samples" | "evidence_field" | "evidence_separator" => &["llm", "llm_pipeline"],
+    fn option_metrics(field: &str) -> &'static [&'static str] {
+        match field {
+            "extract_max_tokens" => &["llm_pipeline"],
+            "minicheck_chunk_size" => &["llm_minicheck"],
+            "structured_output" | "preset" | "temperature" | "top_p" | "seed" | "max_tokens" | "rationale_max_chars"
+            | "elements" | "logprobs" | "prompt" | "rationale_first" | "samples" | "evidence_separator" => &["llm", "llm_pipeline"],
             _ => &[],
         }
     }

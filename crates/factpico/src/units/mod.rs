@@ -8,16 +8,18 @@
 //!   reference, aliases, cargo feature, per-row side inputs);
 //! * its typed options ([`MetricUnit::Options`]: serde, `Default`, documented fields, enums
 //!   rather than strings), which become the field `ScorerOptions::<key>`;
-//! * its command-line flags (`MetricUnit::Args`, a clap `Args` struct flattened into
-//!   `factpico score`; with the `cli` feature) and how they fill the options;
+//!   The options type is the metric crate's own (`factpico_summac::SummacConfig`, ...): its
+//!   fields are also the command-line flags (`clap` derives behind the crates' and this
+//!   crate's `clap` feature, each flag's id being the option's JSON path, e.g.
+//!   `summac.zs_op1`), so a unit has no flag code of its own;
 //! * its builder ([`MetricUnit::build`]), behind the unit's cargo feature for model-based
 //!   metrics, which records the metric's provenance ([`Metric::provenance`]);
 //! * its explanation ([`MetricUnit::explain`]): renderer-neutral [`ExplainBlock`]s from a
 //!   row's `details` alone (no model), used by `--explain` and the HTML report.
 //!
-//! `units!` below is **the one list of units**: it generates [`ScorerOptions`], the
-//! registry, the build and explanation dispatch and (feature `cli`) the flattened
-//! command-line flags `UnitArgs`. Adding a metric = a new unit file + one line in that
+//! `units!` below is **the one list of units**: it generates [`ScorerOptions`] (with the
+//! feature `clap`, a `clap::Args` flattening every unit's options), the registry, and the
+//! build and explanation dispatch. Adding a metric = a new unit file + one line in that
 //! list + its crate and feature in `crates/factpico/Cargo.toml` (docs/adding-a-metric.md).
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -54,11 +56,6 @@ pub trait MetricUnit {
     /// typo is an error.
     type Options: Serialize + DeserializeOwned + Default + Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
 
-    /// The unit's `factpico score` flags (a clap `Args` struct, flattened). Field names are
-    /// clap ids and must be unique across units: prefix them with the unit key.
-    #[cfg(feature = "cli")]
-    type Args: clap::Args + clap::FromArgMatches + Clone + std::fmt::Debug + Send + Sync + 'static;
-
     /// The registry entries of the unit's metrics, in listing order.
     const METRICS: &'static [&'static MetricInfo];
 
@@ -83,15 +80,11 @@ pub trait MetricUnit {
         crate::explain::generic(detail)
     }
 
-    /// Writes the given flags into the options (flags not given leave them as they are).
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &Self::Args, options: &mut Self::Options);
-
-    /// The metrics that use the flag with clap id `id` (for the warning about flags given
-    /// for metrics that are not selected); empty (the default) = every metric of the unit.
-    #[cfg(feature = "cli")]
-    fn flag_metrics(id: &str) -> &'static [&'static str] {
-        let _ = id;
+    /// The metrics that read the option `field` (a field name of [`MetricUnit::Options`],
+    /// e.g. `zs_op1`), for the warning about an option set for metrics that are not
+    /// selected; empty (the default) = every metric of the unit.
+    fn option_metrics(field: &str) -> &'static [&'static str] {
+        let _ = field;
         &[]
     }
 
@@ -101,16 +94,6 @@ pub trait MetricUnit {
     fn plan(metric: &'static MetricInfo, options: &Self::Options, pairs: &[crate::Pair<'_>]) -> Option<Result<String>> {
         let _ = (metric, options, pairs);
         None
-    }
-
-    /// Input fields named by the unit's flags for its per-row side inputs
-    /// ([`crate::RowInput`]), as `(input name, field)`: e.g. `--evidence-field spans` gives
-    /// `("evidence", "spans")`. Default: none (the CLI's `--input-field NAME=FIELD`, or the
-    /// field called NAME).
-    #[cfg(feature = "cli")]
-    fn input_fields(args: &Self::Args) -> Vec<(&'static str, String)> {
-        let _ = args;
-        Vec::new()
     }
 }
 
@@ -123,6 +106,19 @@ pub struct UnitInfo {
     pub metrics: &'static [&'static MetricInfo],
     /// Whether they are compiled into this build ([`MetricUnit::COMPILED_IN`]).
     pub compiled_in: bool,
+    /// The metrics that read an option of the unit ([`MetricUnit::option_metrics`]).
+    pub option_metrics: fn(&str) -> &'static [&'static str],
+}
+
+impl UnitInfo {
+    /// The names of the metrics that read the unit's option `field`: those of
+    /// [`MetricUnit::option_metrics`], or every metric of the unit.
+    pub fn metrics_reading(&self, field: &str) -> Vec<&'static str> {
+        match (self.option_metrics)(field) {
+            [] => self.metrics.iter().map(|m| m.name).collect(),
+            some => some.to_vec(),
+        }
+    }
 }
 
 /// [`Error::FeatureDisabled`](crate::Error::FeatureDisabled) for `metric` (what a unit's
@@ -141,17 +137,26 @@ macro_rules! units {
         /// Serialisable (recorded in every output row's `provenance.options`); every field
         /// has a default, so a partial JSON object (or Python keyword options) fills the rest,
         /// and an unknown field is an error.
+        ///
+        /// With the feature `clap`, also the command-line flags of every unit (a flattened
+        /// `clap::Args`; each flag's id is the option's JSON path, e.g. `summac.zs_op1`, and
+        /// its default the option's `Default`). `metrics` and `sentence_spans` have no flag
+        /// here: the command line gives them its own.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "clap", derive(clap::Args))]
         #[serde(default, deny_unknown_fields)]
         pub struct ScorerOptions {
             /// Metric names or aliases (see [`crate::registry`]); default `["rougeL", "fkgl"]`
             /// (the model-free ones).
+            #[cfg_attr(feature = "clap", arg(skip = ScorerOptions::default().metrics))]
             pub metrics: Vec<String>,
             /// Record the Punkt sentence spans of both texts in each report (default false:
             /// opt-in since output schema 3, `factpico score --sentences`; a consumer can
             /// recompute them from the texts, as `factpico report` does).
+            #[cfg_attr(feature = "clap", arg(skip))]
             pub sentence_spans: bool,
             /// Options shared by the model-based metrics: batch size, threads, device.
+            #[cfg_attr(feature = "clap", command(flatten))]
             pub runtime: RuntimeOptions,
             $( $(#[$meta])* pub $key: <$unit as MetricUnit>::Options, )+
         }
@@ -169,7 +174,12 @@ macro_rules! units {
 
         /// Every unit, in listing order.
         pub fn units() -> Vec<UnitInfo> {
-            vec![ $( UnitInfo { key: stringify!($key), metrics: <$unit as MetricUnit>::METRICS, compiled_in: <$unit as MetricUnit>::COMPILED_IN }, )+ ]
+            vec![ $( UnitInfo {
+                key: stringify!($key),
+                metrics: <$unit as MetricUnit>::METRICS,
+                compiled_in: <$unit as MetricUnit>::COMPILED_IN,
+                option_metrics: <$unit as MetricUnit>::option_metrics,
+            }, )+ ]
         }
 
         pub(crate) fn registry() -> Vec<&'static MetricInfo> {
@@ -208,102 +218,42 @@ macro_rules! units {
             )+
             None
         }
-
-        /// Every unit's `factpico score` flags, and the shared runtime flags, flattened.
-        #[cfg(feature = "cli")]
-        #[derive(Debug, Clone, clap::Args)]
-        pub struct UnitArgs {
-            #[command(flatten)]
-            #[allow(missing_docs)]
-            pub runtime: crate::session::RuntimeArgs,
-            $(
-                #[command(flatten)]
-                #[allow(missing_docs)]
-                pub $key: <$unit as MetricUnit>::Args,
-            )+
-        }
-
-        #[cfg(feature = "cli")]
-        impl UnitArgs {
-            /// Writes the given flags into `options`.
-            pub fn apply(&self, options: &mut ScorerOptions) {
-                self.runtime.apply(&mut options.runtime);
-                $( <$unit as MetricUnit>::apply_args(&self.$key, &mut options.$key); )+
-            }
-
-            /// `(input name, field)` mappings named by the units' flags.
-            pub fn input_fields(&self) -> Vec<(&'static str, String)> {
-                let mut v = Vec::new();
-                $( v.extend(<$unit as MetricUnit>::input_fields(&self.$key)); )+
-                v
-            }
-
-            /// A warning per unit flag given on the command line (`matches`: those of the
-            /// command that flattens [`UnitArgs`]) whose metrics are not among `selected`
-            /// (names or aliases): it does nothing, but enters the provenance.
-            pub fn ignored_flags(matches: &clap::ArgMatches, selected: &[String]) -> Vec<String> {
-                let canonical: Vec<&str> =
-                    selected.iter().filter_map(|n| crate::metric_info(n).map(|m| m.name)).collect();
-                let mut out = Vec::new();
-                $( ignored_flags::<$unit>(matches, &canonical, selected, &mut out); )+
-                out
-            }
-        }
     };
-}
-
-#[cfg(feature = "cli")]
-fn ignored_flags<U: MetricUnit>(
-    matches: &clap::ArgMatches,
-    canonical: &[&str],
-    selected: &[String],
-    out: &mut Vec<String>,
-) {
-    let cmd = <U::Args as clap::Args>::augment_args(clap::Command::new("unit"));
-    for arg in cmd.get_arguments() {
-        let id = arg.get_id().as_str();
-        if !matches!(matches.value_source(id), Some(clap::parser::ValueSource::CommandLine)) {
-            continue;
-        }
-        let used_by: Vec<&str> = match U::flag_metrics(id) {
-            [] => U::METRICS.iter().map(|m| m.name).collect(),
-            some => some.to_vec(),
-        };
-        if used_by.iter().any(|u| canonical.contains(u)) {
-            continue;
-        }
-        let flag = arg.get_long().map_or_else(|| id.to_owned(), |l| format!("--{l}"));
-        out.push(format!(
-            "{flag} is ignored: it is used by --metrics {} (selected: {})",
-            used_by.join(" or "),
-            selected.join(",")
-        ));
-    }
 }
 
 units! {
     /// ROUGE-L / ROUGE-Lsum options (metric `rougeL`; default: Porter stemming on, as
     /// rouge-score's `use_stemmer=True`).
+    #[cfg_attr(feature = "clap", command(flatten))]
     rouge: rouge::Rouge,
     /// Readability options of `fkgl` and `fre` (default: the textstat 0.7.3 family).
+    #[cfg_attr(feature = "clap", command(flatten))]
     readability: readability::Readability,
     /// AlignScore options (metric `alignscore`; feature `alignscore`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     alignscore: alignscore::AlignScore,
     /// DAE options (metric `dae`; feature `dae`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     dae: dae::Dae,
     /// Options of the QA metrics `questeval`, `qafacteval` and `cloze` (feature `qa`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     qa: qa::Qa,
     /// Options of `summac_zs` and `summac_conv` (feature `summac`).
+    #[cfg_attr(feature = "clap", command(flatten))]
     summac: summac::Summac,
     /// MiniCheck options (metric `minicheck`; feature `minicheck`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     minicheck: minicheck::MiniCheck,
     /// FactCG options (metric `factcg`; feature `factcg`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     factcg: factcg::FactCg,
     /// HHEM-2.1-Open options (metric `hhem`; feature `hhem`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     hhem: hhem::Hhem,
     /// Options of the LLM evaluators `llm` and `llm_pipeline` (feature `llm`): server, model,
     /// structured output, sampling; its transport and cache settings (`llm.runtime`) are read
     /// from JSON but never serialised (outside the provenance and the resume fingerprint).
+    #[cfg_attr(feature = "clap", command(flatten))]
     llm: llm::Llm,
 }
 
@@ -347,30 +297,5 @@ mod tests {
         assert!(e.contains("mdoe"), "{e}");
         let e = serde_json::from_str::<ScorerOptions>(r#"{"alignscore": {"mode": "nli-sp"}}"#).unwrap_err().to_string();
         assert!(e.contains("nli-sp"), "{e}");
-    }
-
-    #[cfg(feature = "cli")]
-    #[test]
-    fn unit_flags_have_unique_ids_and_longs() {
-        use clap::Args as _;
-        let cmd = UnitArgs::augment_args(clap::Command::new("score"));
-        cmd.clone().debug_assert();
-        let m = cmd
-            .try_get_matches_from(["score", "--alignscore-mode", "bin_sp", "--answers", "rules", "--device", "cuda:1"])
-            .unwrap();
-        let a = <UnitArgs as clap::FromArgMatches>::from_arg_matches(&m).unwrap();
-        let mut o = ScorerOptions::default();
-        a.apply(&mut o);
-        assert_eq!(o.alignscore.mode, AlignScoreMode::BinSp);
-        assert_eq!(o.qa.answers, AnswerSelection::Rules);
-        assert_eq!(o.runtime.device, crate::Device::Cuda(1));
-        let w = UnitArgs::ignored_flags(&m, &["rouge-l".to_owned(), "cloze".to_owned()]);
-        assert_eq!(w.len(), 1, "{w:?}");
-        assert!(
-            w[0].starts_with(
-                "--alignscore-mode is ignored: it is used by --metrics alignscore (selected: rouge-l,cloze)"
-            ),
-            "{w:?}"
-        );
     }
 }

@@ -45,29 +45,8 @@ pub static FRE: MetricInfo = MetricInfo::new(
 /// The `readability` unit.
 pub struct Readability;
 
-/// textstat version family (see factpico-readability).
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FkFamily {
-    /// textstat 0.7.3: pyphen syllables, legacy rounding (FactPICO-era default).
-    Textstat073,
-    /// textstat 0.7.8: CMUdict first pronunciation, pyphen fallback, no rounding.
-    Textstat078,
-}
-
-/// `--fk-family`.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct ReadabilityArgs {
-    /// textstat version family for FKGL/FRE.
-    #[arg(long, value_enum, default_value = "textstat073")]
-    pub fk_family: FkFamily,
-}
-
 impl MetricUnit for Readability {
     type Options = ReadabilityOptions;
-    #[cfg(feature = "cli")]
-    type Args = ReadabilityArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&FKGL, &FRE];
 
     fn build(
@@ -82,14 +61,6 @@ impl MetricUnit for Readability {
     /// FKGL and FRE write no detail.
     fn explain(_metric: &'static MetricInfo, _detail: &serde_json::Value) -> Vec<crate::ExplainBlock> {
         Vec::new()
-    }
-
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &ReadabilityArgs, options: &mut ReadabilityOptions) {
-        options.family = match args.fk_family {
-            FkFamily::Textstat073 => factpico_readability::TextstatFamily::Textstat073,
-            FkFamily::Textstat078 => factpico_readability::TextstatFamily::Textstat078Cmudict,
-        };
     }
 }
 

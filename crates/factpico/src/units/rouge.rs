@@ -27,19 +27,8 @@ pub static ROUGE_L: MetricInfo = MetricInfo::new(
 /// The `rouge` unit.
 pub struct Rouge;
 
-/// `--rouge-stemmer`.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct RougeArgs {
-    /// Porter stemming for ROUGE (rouge-score's use_stemmer).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
-    pub rouge_stemmer: bool,
-}
-
 impl MetricUnit for Rouge {
     type Options = RougeOptions;
-    #[cfg(feature = "cli")]
-    type Args = RougeArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&ROUGE_L];
 
     fn build(
@@ -53,11 +42,6 @@ impl MetricUnit for Rouge {
     /// ROUGE writes no detail.
     fn explain(_metric: &'static MetricInfo, _detail: &serde_json::Value) -> Vec<crate::ExplainBlock> {
         Vec::new()
-    }
-
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &RougeArgs, options: &mut RougeOptions) {
-        options.use_stemmer = args.rouge_stemmer;
     }
 }
 

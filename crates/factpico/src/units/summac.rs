@@ -3,9 +3,8 @@
 //! The two metrics of a scorer share one loaded model and, when both are selected, one image
 //! pass per batch.
 
-use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::MetricUnit;
 use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
@@ -47,161 +46,17 @@ pub static SUMMAC_CONV: MetricInfo = MetricInfo::new(
 .aliases(&["summacconv"])
 .model("summac");
 
-/// How a text is cut into chunks (the reference's `granularity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum SummacGranularity {
-    /// NLTK Punkt sentences (the paper's best setting and the released Conv weights').
-    #[default]
-    Sentence,
-    /// Paragraphs (`\n\n`, else `\n`).
-    Paragraph,
-    /// Windows of two consecutive sentences.
-    #[serde(rename = "2sents")]
-    #[cfg_attr(feature = "cli", value(name = "2sents"))]
-    TwoSents,
-    /// The whole text.
-    Document,
-    /// Sentences followed by paragraphs.
-    Mixed,
-}
-
-/// A reduction (the reference's `op1` / `op2`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum SummacReduce {
-    /// Maximum.
-    Max,
-    /// Mean.
-    Mean,
-    /// Minimum.
-    Min,
-}
-
-/// Which probabilities enter SummaC-ZS (the reference's `use_ent` / `use_con`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SummacZsLabels {
-    /// `P(ent) - P(con)` (default), in [-1, 1].
-    #[default]
-    EntailmentMinusContradiction,
-    /// `P(ent)` only.
-    Entailment,
-    /// `1 - P(con)` only.
-    NotContradiction,
-}
-
-/// The reference's silent cuts: reproduced (and reported in the row's warnings), or lifted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum SummacCuts {
-    /// As the reference (default): sentences of ≤ 10 characters dropped, the abstract cut at
-    /// 100 sentences, pairs cut to 500 tokens, Conv on the first 10 summary sentences, 0 for a
-    /// row without pairs. Each cut that applies is a warning of the row.
-    #[default]
-    Reference,
-    /// No cut: only empty sentences dropped, every sentence used, pairs cut only at the
-    /// model's own limit, null for a row without pairs.
-    Lifted,
-}
-
-/// Options of the `summac` unit (`ScorerOptions::summac`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SummacUnitOptions {
-    /// NLI model directory (`onnx/export_summac.py nli`, or any 3-way NLI cross-encoder);
-    /// `None` = `$FACTPICO_HOME/models/summac-vitc`.
-    pub model: Option<PathBuf>,
-    /// Chunking of both texts (default `sentence`).
-    pub granularity: SummacGranularity,
-    /// Chunking of the abstract when it differs from the summary's (the reference's
-    /// `"<document>-<summary>"` granularity); `None` = `granularity`.
-    pub document_granularity: Option<SummacGranularity>,
-    /// The reference's cuts (default: reproduced and reported).
-    pub cuts: SummacCuts,
-    /// Index of the entailment label in the model's logits; `None` = the label named
-    /// `entail…` (the exporter names them; SummaC's `vitc` is 0).
-    pub entailment_index: Option<usize>,
-    /// Index of the contradiction label; `None` = the label named `contra…`.
-    pub contradiction_index: Option<usize>,
-    /// SummaC-ZS: reduction over abstract sentences (default max).
-    pub zs_op1: SummacReduce,
-    /// SummaC-ZS: reduction over summary sentences (default mean).
-    pub zs_op2: SummacReduce,
-    /// SummaC-ZS: which probabilities (default entailment minus contradiction).
-    pub zs_labels: SummacZsLabels,
-    /// SummaC-Conv weight file (`onnx/export_summac.py conv`); `None` = the released weights
-    /// (`summac_conv_vitc_sent_perc_e.bin`, embedded), trained for the `vitc` model.
-    pub conv_weights: Option<PathBuf>,
-}
-
-impl Default for SummacUnitOptions {
-    fn default() -> Self {
-        Self {
-            model: None,
-            granularity: SummacGranularity::Sentence,
-            document_granularity: None,
-            cuts: SummacCuts::Reference,
-            entailment_index: None,
-            contradiction_index: None,
-            zs_op1: SummacReduce::Max,
-            zs_op2: SummacReduce::Mean,
-            zs_labels: SummacZsLabels::EntailmentMinusContradiction,
-            conv_weights: None,
-        }
-    }
-}
+pub use factpico_summac::SummacConfig;
 
 /// The `summac` unit.
 pub struct Summac;
 
-/// SummaC's `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct SummacArgs {
-    /// SummaC: NLI model directory (default $FACTPICO_HOME/models/summac-vitc; export with
-    /// onnx/export_summac.py nli).
-    #[arg(long)]
-    pub summac_model: Option<PathBuf>,
-    /// SummaC: chunking of both texts (default sentence).
-    #[arg(long, value_enum)]
-    pub summac_granularity: Option<SummacGranularity>,
-    /// SummaC: chunking of the abstract, when it differs from the summary's.
-    #[arg(long, value_enum)]
-    pub summac_document_granularity: Option<SummacGranularity>,
-    /// SummaC: the reference's cuts (short sentences, 100 abstract sentences, 500 tokens, 10
-    /// Conv rows): `reference` (default; each cut is a row warning) or `lifted`.
-    #[arg(long, value_enum)]
-    pub summac_cuts: Option<SummacCuts>,
-    /// SummaC: entailment label index of the NLI model (default: found by name).
-    #[arg(long)]
-    pub summac_entailment_index: Option<usize>,
-    /// SummaC: contradiction label index of the NLI model (default: found by name).
-    #[arg(long)]
-    pub summac_contradiction_index: Option<usize>,
-    /// SummaC-ZS: reduction over abstract sentences (default max).
-    #[arg(long, value_enum)]
-    pub summac_zs_op1: Option<SummacReduce>,
-    /// SummaC-ZS: reduction over summary sentences (default mean).
-    #[arg(long, value_enum)]
-    pub summac_zs_op2: Option<SummacReduce>,
-    /// SummaC-Conv: weight file from onnx/export_summac.py conv (default: the released
-    /// weights, for the vitc model).
-    #[arg(long)]
-    pub summac_conv_weights: Option<PathBuf>,
-}
-
 impl MetricUnit for Summac {
-    type Options = SummacUnitOptions;
-    #[cfg(feature = "cli")]
-    type Args = SummacArgs;
+    type Options = SummacConfig;
     const METRICS: &'static [&'static MetricInfo] = &[&SUMMAC_ZS, &SUMMAC_CONV];
     const COMPILED_IN: bool = cfg!(feature = "summac");
 
-    fn build(metric: &'static MetricInfo, options: &SummacUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    fn build(metric: &'static MetricInfo, options: &SummacConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         #[cfg(feature = "summac")]
         {
             imp::build(metric, options, runtime)
@@ -278,44 +133,8 @@ impl MetricUnit for Summac {
         blocks
     }
 
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &SummacArgs, options: &mut SummacUnitOptions) {
-        if let Some(m) = &args.summac_model {
-            options.model = Some(m.clone());
-        }
-        if let Some(g) = args.summac_granularity {
-            options.granularity = g;
-        }
-        if args.summac_document_granularity.is_some() {
-            options.document_granularity = args.summac_document_granularity;
-        }
-        if let Some(c) = args.summac_cuts {
-            options.cuts = c;
-        }
-        if args.summac_entailment_index.is_some() {
-            options.entailment_index = args.summac_entailment_index;
-        }
-        if args.summac_contradiction_index.is_some() {
-            options.contradiction_index = args.summac_contradiction_index;
-        }
-        if let Some(o) = args.summac_zs_op1 {
-            options.zs_op1 = o;
-        }
-        if let Some(o) = args.summac_zs_op2 {
-            options.zs_op2 = o;
-        }
-        if let Some(w) = &args.summac_conv_weights {
-            options.conv_weights = Some(w.clone());
-        }
-    }
-
-    #[cfg(feature = "cli")]
-    fn flag_metrics(id: &str) -> &'static [&'static str] {
-        match id {
-            "summac_zs_op1" | "summac_zs_op2" => &["summac_zs"],
-            "summac_conv_weights" => &["summac_conv"],
-            _ => &[],
-        }
+    fn option_metrics(field: &str) -> &'static [&'static str] {
+        SummacConfig::field_metrics(field)
     }
 }
 
@@ -407,33 +226,13 @@ mod imp {
     use std::hash::{Hash, Hasher};
     use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-    use factpico_summac::{
-        ConvHead, Granularities, Granularity, Image, Limits, Reduce, Summac, SummacOptions, ZsLabels, ZsOptions,
-    };
+    use factpico_summac::{ConvHead, Cuts, Granularities, Image, Limits, Summac, SummacConfig, SummacOptions, ZsOptions};
 
-    use super::{SummacCuts, SummacGranularity, SummacReduce, SummacUnitOptions, SummacZsLabels, SUMMAC_CONV, SUMMAC_ZS};
+    use super::{SUMMAC_CONV, SUMMAC_ZS};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::resolve_model_dir;
     use crate::{Error, Result};
-
-    pub(super) fn granularity(g: SummacGranularity) -> Granularity {
-        match g {
-            SummacGranularity::Sentence => Granularity::Sentence,
-            SummacGranularity::Paragraph => Granularity::Paragraph,
-            SummacGranularity::TwoSents => Granularity::TwoSentences,
-            SummacGranularity::Document => Granularity::Document,
-            SummacGranularity::Mixed => Granularity::Mixed,
-        }
-    }
-
-    fn reduce(r: SummacReduce) -> Reduce {
-        match r {
-            SummacReduce::Max => Reduce::Max,
-            SummacReduce::Mean => Reduce::Mean,
-            SummacReduce::Min => Reduce::Min,
-        }
-    }
 
     /// The model and the images of the last batch, shared by the unit's two metrics.
     struct Shared {
@@ -484,19 +283,19 @@ mod imp {
     /// threads, device; Conv weights (default: the released ones).
     pub(super) fn build(
         metric: &'static MetricInfo,
-        options: &SummacUnitOptions,
+        options: &SummacConfig,
         runtime: &RuntimeOptions,
     ) -> Result<Box<dyn Metric>> {
         let name = metric.name;
         let dir = resolve_model_dir(name, "summac.model", "--summac-model", options.model.as_deref(), "summac-vitc")?;
         let mut o = SummacOptions {
             granularity: Granularities {
-                document: granularity(options.document_granularity.unwrap_or(options.granularity)),
-                summary: granularity(options.granularity),
+                document: options.document_granularity.unwrap_or(options.granularity),
+                summary: options.granularity,
             },
             limits: match options.cuts {
-                SummacCuts::Reference => Limits::reference(),
-                SummacCuts::Lifted => Limits::lifted(),
+                Cuts::Reference => Limits::reference(),
+                Cuts::Lifted => Limits::lifted(),
             },
             entailment_index: options.entailment_index,
             contradiction_index: options.contradiction_index,
@@ -522,15 +321,7 @@ mod imp {
             "label_indices": {"entailment": s.label_indices()[0], "contradiction": s.label_indices()[1]},
         });
         let kind = if metric.name == SUMMAC_ZS.name {
-            let zs = ZsOptions {
-                op1: reduce(options.zs_op1),
-                op2: reduce(options.zs_op2),
-                labels: match options.zs_labels {
-                    SummacZsLabels::EntailmentMinusContradiction => ZsLabels::EntailmentMinusContradiction,
-                    SummacZsLabels::Entailment => ZsLabels::Entailment,
-                    SummacZsLabels::NotContradiction => ZsLabels::NotContradiction,
-                },
-            };
+            let zs = ZsOptions { op1: options.zs_op1, op2: options.zs_op2, labels: options.zs_labels };
             provenance["zs"] = serde_json::json!(zs);
             Kind::Zs(zs)
         } else {
@@ -618,27 +409,6 @@ mod imp {
         fn score_batch(&self, pairs: &[Pair<'_>]) -> Result<Vec<Result<MetricOutput>>> {
             let imgs = self.shared.images(pairs).map_err(|e| Error::metric(self.info.name, e))?;
             Ok(imgs.iter().map(|img| Ok(self.output(img))).collect())
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #![allow(clippy::unwrap_used)]
-        use super::*;
-
-        /// The facade's granularity names are exactly the crate's.
-        #[test]
-        fn granularities_match_the_crate() {
-            for g in [
-                SummacGranularity::Sentence,
-                SummacGranularity::Paragraph,
-                SummacGranularity::TwoSents,
-                SummacGranularity::Document,
-                SummacGranularity::Mixed,
-            ] {
-                let name = serde_json::to_value(g).unwrap();
-                assert_eq!(serde_json::to_value(granularity(g)).unwrap(), name);
-            }
         }
     }
 }
