@@ -16,7 +16,7 @@ use clap::Args as _;
 
 /// `ScorerOptions` field path → `factpico score` flag, for every option that has a flag:
 /// read from the options' own clap definitions, whose ids are the field paths
-/// (`summac.zs_op1` → `--summac-zs-op1`, `llm.runtime.client.concurrency` →
+/// (`summac.granularity` → `--summac-granularity`, `llm.runtime.client.concurrency` →
 /// `--llm-concurrency`).
 pub fn field_flags() -> &'static [(String, String)] {
     static TABLE: OnceLock<Vec<(String, String)>> = OnceLock::new();
@@ -27,7 +27,7 @@ pub fn field_flags() -> &'static [(String, String)] {
 }
 
 /// `cmd` (and its subcommands) with each option flag's value named after the flag
-/// (`--summac-zs-op1 <SUMMAC_ZS_OP1>`) instead of clap's default, the id (the option's
+/// (`--summac-granularity <SUMMAC_GRANULARITY>`) instead of clap's default, the id (the option's
 /// field path).
 pub fn value_names(mut cmd: clap::Command) -> clap::Command {
     cmd = cmd.mut_args(|a| {

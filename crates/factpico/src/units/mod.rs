@@ -11,7 +11,7 @@
 //!   The options type is the metric crate's own (`factpico_summac::SummacConfig`, ...): its
 //!   fields are also the command-line flags (`clap` derives behind the crates' and this
 //!   crate's `clap` feature, each flag's id being the option's JSON path, e.g.
-//!   `summac.zs_op1`), so a unit has no flag code of its own;
+//!   `summac.granularity`), so a unit has no flag code of its own;
 //! * its builder ([`MetricUnit::build`]), behind the unit's cargo feature for model-based
 //!   metrics, which records the metric's provenance ([`Metric::provenance`]);
 //! * its explanation ([`MetricUnit::explain`]): renderer-neutral [`ExplainBlock`]s from a
@@ -81,7 +81,7 @@ pub trait MetricUnit {
     }
 
     /// The metrics that read the option `field` (a field name of [`MetricUnit::Options`],
-    /// e.g. `zs_op1`), for the warning about an option set for metrics that are not
+    /// e.g. `conv_weights`), for the warning about an option set for metrics that are not
     /// selected; empty (the default) = every metric of the unit.
     fn option_metrics(field: &str) -> &'static [&'static str] {
         let _ = field;
@@ -139,7 +139,7 @@ macro_rules! units {
         /// and an unknown field is an error.
         ///
         /// With the feature `clap`, also the command-line flags of every unit (a flattened
-        /// `clap::Args`; each flag's id is the option's JSON path, e.g. `summac.zs_op1`, and
+        /// `clap::Args`; each flag's id is the option's JSON path, e.g. `summac.granularity`, and
         /// its default the option's `Default`). `metrics` and `sentence_spans` have no flag
         /// here: the command line gives them its own.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
