@@ -1,9 +1,13 @@
 //! Unit `alignscore`: AlignScore (metric `alignscore`; cargo feature `alignscore`): summary
 //! sentences against Punkt chunks of the abstract, max over chunks, mean over sentences.
 
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "cli")]
+use factpico_alignscore::Mode;
+use factpico_alignscore::AlignScoreConfig;
+use serde::Deserialize;
 
 use super::MetricUnit;
 use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
@@ -26,54 +30,6 @@ pub static ALIGNSCORE: MetricInfo = MetricInfo::new(
 )
 .model("alignscore");
 
-/// AlignScore evaluation mode (the reference's `evaluation_mode`). Serialised (and given to
-/// `--alignscore-mode`) as the reference's names: `nli_sp`, `bin_sp`, `reg_sp`, `nli`, `bin`, `reg`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum AlignScoreMode {
-    /// Chunks × claim sentences, 3-way head, P(aligned) (the paper's AlignScore; default).
-    #[default]
-    #[cfg_attr(feature = "cli", value(name = "nli_sp"))]
-    NliSp,
-    /// Chunks × claim sentences, binary head.
-    #[cfg_attr(feature = "cli", value(name = "bin_sp"))]
-    BinSp,
-    /// Chunks × claim sentences, regression head (unbounded).
-    #[cfg_attr(feature = "cli", value(name = "reg_sp"))]
-    RegSp,
-    /// One (context, claim) pair, 3-way head.
-    Nli,
-    /// One (context, claim) pair, binary head.
-    Bin,
-    /// One (context, claim) pair, regression head (unbounded).
-    Reg,
-}
-
-/// Options of the `alignscore` unit (`ScorerOptions::alignscore`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AlignScoreUnitOptions {
-    /// AlignScore (or any NLI cross-encoder) model directory; `None` =
-    /// `$FACTPICO_HOME/models/alignscore-base`.
-    pub model: Option<PathBuf>,
-    /// Evaluation mode (default `nli_sp`).
-    pub mode: AlignScoreMode,
-    /// Whitespace words per intended context chunk (default 350, the reference's). Lower it
-    /// for models shorter than 512 tokens, so that fewer chunks are truncated (counted in the
-    /// row's warnings).
-    pub words_per_chunk: usize,
-    /// Maximum pair length in tokens; `None` = the model manifest's (512 for AlignScore; use
-    /// 256 for the shared MiniLM NLI asset, which was trained at 256).
-    pub max_length: Option<usize>,
-}
-
-impl Default for AlignScoreUnitOptions {
-    fn default() -> Self {
-        Self { model: None, mode: AlignScoreMode::NliSp, words_per_chunk: 350, max_length: None }
-    }
-}
-
 /// The `alignscore` unit.
 pub struct AlignScore;
 
@@ -86,7 +42,7 @@ pub struct AlignScoreArgs {
     pub alignscore_model: Option<PathBuf>,
     /// AlignScore mode: nli_sp (default), bin_sp, reg_sp, nli, bin, reg.
     #[arg(long, value_enum)]
-    pub alignscore_mode: Option<AlignScoreMode>,
+    pub alignscore_mode: Option<Mode>,
     /// AlignScore: whitespace words per context chunk (default 350, the reference's). Lower it
     /// for shorter models (e.g. the shared 256-token MiniLM NLI asset); truncated chunks are
     /// counted in the row's warnings.
@@ -100,7 +56,7 @@ pub struct AlignScoreArgs {
 }
 
 impl MetricUnit for AlignScore {
-    type Options = AlignScoreUnitOptions;
+    type Options = AlignScoreConfig;
     #[cfg(feature = "cli")]
     type Args = AlignScoreArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&ALIGNSCORE];
@@ -108,7 +64,7 @@ impl MetricUnit for AlignScore {
 
     fn build(
         metric: &'static MetricInfo,
-        options: &AlignScoreUnitOptions,
+        options: &AlignScoreConfig,
         runtime: &RuntimeOptions,
     ) -> Result<Box<dyn Metric>> {
         #[cfg(feature = "alignscore")]
@@ -158,7 +114,7 @@ impl MetricUnit for AlignScore {
     }
 
     #[cfg(feature = "cli")]
-    fn apply_args(args: &AlignScoreArgs, options: &mut AlignScoreUnitOptions) {
+    fn apply_args(args: &AlignScoreArgs, options: &mut AlignScoreConfig) {
         if let Some(m) = &args.alignscore_model {
             options.model = Some(m.clone());
         }
@@ -204,31 +160,20 @@ struct DetailChunk {
 
 #[cfg(feature = "alignscore")]
 mod imp {
-    use factpico_alignscore::{AlignScore, AlignScoreOptions, AlignScoreOutput, Mode};
+    use factpico_alignscore::{AlignScore, AlignScoreOptions, AlignScoreOutput};
 
-    use super::{AlignScoreMode, AlignScoreUnitOptions, ALIGNSCORE};
+    use super::{AlignScoreConfig, ALIGNSCORE};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::resolve_model_dir;
     use crate::{Error, Result};
 
-    fn mode(m: AlignScoreMode) -> Mode {
-        match m {
-            AlignScoreMode::NliSp => Mode::NliSp,
-            AlignScoreMode::BinSp => Mode::BinSp,
-            AlignScoreMode::RegSp => Mode::RegSp,
-            AlignScoreMode::Nli => Mode::Nli,
-            AlignScoreMode::Bin => Mode::Bin,
-            AlignScoreMode::Reg => Mode::Reg,
-        }
-    }
-
     /// Builds AlignScore: model directory (default `$FACTPICO_HOME/models/alignscore-base`),
     /// mode, words per chunk, maximum length, batch size, threads, device.
-    pub(super) fn build(options: &AlignScoreUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    pub(super) fn build(options: &AlignScoreConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let dir = resolve_model_dir("alignscore", "alignscore.model", "--alignscore-model", options.model.as_deref(), "alignscore-base")?;
         let mut o = AlignScoreOptions {
-            mode: mode(options.mode),
+            mode: options.mode,
             max_length: options.max_length,
             ..AlignScoreOptions::default()
         };
@@ -288,20 +233,4 @@ mod imp {
             let outs = self.scorer.score_batch(&rows).map_err(|e| Error::metric("alignscore", e))?;
             Ok(outs.into_iter().map(|o| Ok(to_output(o))).collect())
         }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #![allow(clippy::unwrap_used)]
-        use super::*;
-
-        /// The facade's mode enum names exactly the crate's modes.
-        #[test]
-        fn modes_match_the_crate() {
-            for m in Mode::ALL {
-                let ours: AlignScoreMode = serde_json::from_value(serde_json::json!(m.as_str())).unwrap();
-                assert_eq!(mode(ours), m);
-            }
-        }
-    }
-}
+    }}

@@ -3,9 +3,13 @@
 //! with the summary into FactCG's instruction template and classified by the DeBERTa-v3
 //! checker, P(supported) = max over chunks. See `crates/factpico-factcg`.
 
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "cli")]
+use factpico_factcg::{Aggregation, ClaimMode};
+use factpico_factcg::FactCgConfig;
+use serde::Deserialize;
 
 use super::MetricUnit;
 use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
@@ -33,50 +37,6 @@ pub static FACTCG: MetricInfo = MetricInfo::new(
 .aliases(&["fact-cg"])
 .model("factcg");
 
-/// How the summary is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum FactCgClaim {
-    /// The whole summary as one claim, as the reference's `Inferencer.eval` does (default;
-    /// parity-tested).
-    #[default]
-    Whole,
-    /// Each Punkt sentence of the summary as its own claim, aggregated by
-    /// [`FactCgAggregation`].
-    Sentences,
-}
-
-/// Aggregation over the summary's sentences in [`FactCgClaim::Sentences`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum FactCgAggregation {
-    /// Minimum (supported only if every sentence is; default, as MiniCheck's unit).
-    #[default]
-    Min,
-    /// Mean (the average support of the sentences).
-    Mean,
-}
-
-/// Options of the `factcg` unit (`ScorerOptions::factcg`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FactCgUnitOptions {
-    /// A FactCG model directory (`onnx/export_factcg.py`); `None` =
-    /// `$FACTPICO_HOME/models/factcg-deberta-v3-large`.
-    pub model: Option<PathBuf>,
-    /// Whole summary (default, the reference) or per sentence.
-    pub claim: FactCgClaim,
-    /// Aggregation over sentences (`claim = sentences` only; default `min`).
-    pub aggregation: FactCgAggregation,
-    /// Label threshold in \[0, 1\]: `factcg_label` = 1 iff `factcg` > threshold; `None` = 0.5
-    /// (the README's fixed threshold; the paper also tunes one per dataset).
-    pub threshold: Option<f64>,
-    /// Chunk budget in NLTK `word_tokenize` tokens; `None` = 550 (the reference's).
-    pub chunk_size: Option<usize>,
-}
-
 /// The `factcg` unit.
 pub struct FactCg;
 
@@ -90,10 +50,10 @@ pub struct FactCgArgs {
     pub factcg_model: Option<PathBuf>,
     /// FactCG: check the whole summary (default, the reference) or each sentence.
     #[arg(long, value_enum)]
-    pub factcg_claim: Option<FactCgClaim>,
+    pub factcg_claim: Option<ClaimMode>,
     /// FactCG, --factcg-claim sentences: aggregate sentences by min (default) or mean.
     #[arg(long, value_enum)]
-    pub factcg_aggregation: Option<FactCgAggregation>,
+    pub factcg_aggregation: Option<Aggregation>,
     /// FactCG: label threshold in [0, 1] (default 0.5): factcg_label = factcg > threshold.
     #[arg(long)]
     pub factcg_threshold: Option<f64>,
@@ -103,13 +63,13 @@ pub struct FactCgArgs {
 }
 
 impl MetricUnit for FactCg {
-    type Options = FactCgUnitOptions;
+    type Options = FactCgConfig;
     #[cfg(feature = "cli")]
     type Args = FactCgArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&FACTCG];
     const COMPILED_IN: bool = cfg!(feature = "factcg");
 
-    fn build(metric: &'static MetricInfo, options: &FactCgUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    fn build(metric: &'static MetricInfo, options: &FactCgConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         #[cfg(feature = "factcg")]
         {
             let _ = metric;
@@ -185,7 +145,7 @@ impl MetricUnit for FactCg {
     }
 
     #[cfg(feature = "cli")]
-    fn apply_args(args: &FactCgArgs, options: &mut FactCgUnitOptions) {
+    fn apply_args(args: &FactCgArgs, options: &mut FactCgConfig) {
         if let Some(m) = &args.factcg_model {
             options.model = Some(m.clone());
         }
@@ -246,9 +206,9 @@ struct DetailChunk {
 
 #[cfg(feature = "factcg")]
 mod imp {
-    use factpico_factcg::{Aggregation, ClaimMode, FactCg, FactCgOptions, FactCgOutput};
+    use factpico_factcg::{FactCg, FactCgOptions, FactCgOutput};
 
-    use super::{FactCgAggregation, FactCgClaim, FactCgUnitOptions, FACTCG};
+    use super::{FactCgConfig, FACTCG};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::resolve_model_dir;
@@ -256,19 +216,13 @@ mod imp {
 
     /// Builds FactCG: model directory (default `$FACTPICO_HOME/models/factcg-deberta-v3-large`),
     /// claim mode, aggregation, threshold, chunk size, batch size (default 4), threads, device.
-    pub(super) fn build(options: &FactCgUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    pub(super) fn build(options: &FactCgConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = FACTCG.name;
         let dir = resolve_model_dir(name, "factcg.model", "--factcg-model", options.model.as_deref(), "factcg-deberta-v3-large")?;
         let defaults = FactCgOptions::default();
         let mut o = FactCgOptions {
-            claim: match options.claim {
-                FactCgClaim::Whole => ClaimMode::Whole,
-                FactCgClaim::Sentences => ClaimMode::Sentences,
-            },
-            aggregation: match options.aggregation {
-                FactCgAggregation::Min => Aggregation::Min,
-                FactCgAggregation::Mean => Aggregation::Mean,
-            },
+            claim: options.claim,
+            aggregation: options.aggregation,
             threshold: options.threshold.unwrap_or(defaults.threshold),
             chunk_size: options.chunk_size.unwrap_or(defaults.chunk_size),
             ..defaults
@@ -360,20 +314,6 @@ mod imp {
         }
     }
 
-    #[cfg(test)]
-    mod tests {
-        #![allow(clippy::unwrap_used)]
-        use super::*;
-
-        /// The facade's enums serialise exactly as the crate's.
-        #[test]
-        fn enums_match_the_crate() {
-            assert_eq!(serde_json::to_value(FactCgClaim::Whole).unwrap(), serde_json::to_value(ClaimMode::Whole).unwrap());
-            assert_eq!(serde_json::to_value(FactCgClaim::Sentences).unwrap(), serde_json::to_value(ClaimMode::Sentences).unwrap());
-            assert_eq!(serde_json::to_value(FactCgAggregation::Mean).unwrap(), serde_json::to_value(Aggregation::Mean).unwrap());
-            assert_eq!(serde_json::to_value(FactCgAggregation::Min).unwrap(), serde_json::to_value(Aggregation::Min).unwrap());
-        }
-    }
 }
 
 #[cfg(test)]
@@ -413,18 +353,6 @@ mod tests {
         let blocks = FactCg::explain(&FACTCG, &null);
         let [ExplainBlock::Table { rows, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
         assert_eq!(rows[0], ("reason".to_owned(), "no chunk".to_owned()));
-    }
-
-    #[test]
-    fn options_default_to_the_reference_and_reject_unknown_fields() {
-        let o: FactCgUnitOptions = serde_json::from_str("{}").unwrap();
-        assert_eq!(o, FactCgUnitOptions::default());
-        assert_eq!((o.claim, o.aggregation, o.threshold, o.chunk_size), (FactCgClaim::Whole, FactCgAggregation::Min, None, None));
-        let o: FactCgUnitOptions =
-            serde_json::from_str(r#"{"claim": "sentences", "aggregation": "mean", "threshold": 0.7}"#).unwrap();
-        assert_eq!((o.claim, o.aggregation, o.threshold), (FactCgClaim::Sentences, FactCgAggregation::Mean, Some(0.7)));
-        assert!(serde_json::from_str::<FactCgUnitOptions>(r#"{"chunk": 3}"#).is_err());
-        assert!(serde_json::from_str::<FactCgUnitOptions>(r#"{"claim": "both"}"#).is_err());
     }
 
     #[test]

@@ -3,9 +3,13 @@
 //! 2-label token-classification head, P(consistent) = softmax of the logits at position 0,
 //! index 1. See `crates/factpico-hhem` and `docs/hhem.md`.
 
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "cli")]
+use factpico_hhem::{Aggregation, ClaimMode, PremiseMode};
+use factpico_hhem::HhemConfig;
+use serde::Deserialize;
 
 use super::MetricUnit;
 use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
@@ -33,66 +37,6 @@ pub static HHEM: MetricInfo = MetricInfo::new(
 .aliases(&["hhem-2.1-open", "vectara-hhem"])
 .model("hhem");
 
-/// How the abstract (premise) is used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum HhemPremise {
-    /// The whole abstract in one input, as the reference (default; parity-tested). A row
-    /// whose input is over `max_length` tokens fails with a clear error.
-    #[default]
-    Whole,
-    /// Punkt-sentence chunks of at most `chunk_tokens` model tokens, max over chunks.
-    Chunked,
-}
-
-/// How the summary (hypothesis) is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum HhemClaim {
-    /// The whole summary (default; the reference).
-    #[default]
-    Whole,
-    /// Each Punkt sentence of the summary, aggregated by [`HhemAggregation`].
-    Sentences,
-}
-
-/// Aggregation over the summary's sentences in [`HhemClaim::Sentences`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum HhemAggregation {
-    /// Minimum (consistent only if every sentence is; default, as the MiniCheck unit).
-    #[default]
-    Min,
-    /// Mean over sentences.
-    Mean,
-}
-
-/// Options of the `hhem` unit (`ScorerOptions::hhem`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HhemUnitOptions {
-    /// An HHEM model directory (`onnx/export_hhem.py`) or an installed catalogue name; `None` =
-    /// `$FACTPICO_HOME/models/hhem-2.1-open`.
-    pub model: Option<PathBuf>,
-    /// Whole abstract (default, the reference) or chunked.
-    pub premise: HhemPremise,
-    /// Chunk budget in model tokens (`premise = chunked`); `None` = 1024.
-    pub chunk_tokens: Option<usize>,
-    /// Whole summary (default, the reference) or per sentence.
-    pub claim: HhemClaim,
-    /// Aggregation over sentences (`claim = sentences` only; default `min`).
-    pub aggregation: HhemAggregation,
-    /// Label threshold in \[0, 1\]: `hhem_label` = 1 iff `hhem` ≥ threshold; `None` = 0.5.
-    pub threshold: Option<f64>,
-    /// Length limit in tokens of one model input (template, abstract or chunk, summary, `</s>`);
-    /// `None` = 2048. A row over it fails (the reference has no limit; memory grows with the
-    /// square of the length).
-    pub max_length: Option<usize>,
-}
-
 /// The `hhem` unit.
 pub struct Hhem;
 
@@ -106,16 +50,16 @@ pub struct HhemArgs {
     pub hhem_model: Option<PathBuf>,
     /// HHEM: use the whole abstract (default, the reference) or Punkt-sentence chunks.
     #[arg(long, value_enum)]
-    pub hhem_premise: Option<HhemPremise>,
+    pub hhem_premise: Option<PremiseMode>,
     /// HHEM, --hhem-premise chunked: chunk budget in model tokens (default 1024).
     #[arg(long)]
     pub hhem_chunk_tokens: Option<usize>,
     /// HHEM: check the whole summary (default, the reference) or each sentence.
     #[arg(long, value_enum)]
-    pub hhem_claim: Option<HhemClaim>,
+    pub hhem_claim: Option<ClaimMode>,
     /// HHEM, --hhem-claim sentences: aggregate sentences by min (default) or mean.
     #[arg(long, value_enum)]
-    pub hhem_aggregation: Option<HhemAggregation>,
+    pub hhem_aggregation: Option<Aggregation>,
     /// HHEM: label threshold in [0, 1] (default 0.5): hhem_label = hhem >= threshold.
     #[arg(long)]
     pub hhem_threshold: Option<f64>,
@@ -125,13 +69,13 @@ pub struct HhemArgs {
 }
 
 impl MetricUnit for Hhem {
-    type Options = HhemUnitOptions;
+    type Options = HhemConfig;
     #[cfg(feature = "cli")]
     type Args = HhemArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&HHEM];
     const COMPILED_IN: bool = cfg!(feature = "hhem");
 
-    fn build(metric: &'static MetricInfo, options: &HhemUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    fn build(metric: &'static MetricInfo, options: &HhemConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         #[cfg(feature = "hhem")]
         {
             let _ = metric;
@@ -202,7 +146,7 @@ impl MetricUnit for Hhem {
     }
 
     #[cfg(feature = "cli")]
-    fn apply_args(args: &HhemArgs, options: &mut HhemUnitOptions) {
+    fn apply_args(args: &HhemArgs, options: &mut HhemConfig) {
         if let Some(m) = &args.hhem_model {
             options.model = Some(m.clone());
         }
@@ -271,9 +215,9 @@ struct DetailChunk {
 
 #[cfg(feature = "hhem")]
 mod imp {
-    use factpico_hhem::{Aggregation, ClaimMode, Hhem, HhemOptions, HhemOutput, PremiseMode};
+    use factpico_hhem::{Hhem, HhemOptions, HhemOutput};
 
-    use super::{HhemAggregation, HhemClaim, HhemPremise, HhemUnitOptions, HHEM};
+    use super::{HhemConfig, HHEM};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::resolve_model_dir;
@@ -281,24 +225,15 @@ mod imp {
 
     /// Builds HHEM: model directory (default `$FACTPICO_HOME/models/hhem-2.1-open`), premise and
     /// claim modes, aggregation, threshold, limits, batch size (default 4), threads, device.
-    pub(super) fn build(options: &HhemUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    pub(super) fn build(options: &HhemConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = HHEM.name;
         let dir = resolve_model_dir(name, "hhem.model", "--hhem-model", options.model.as_deref(), "hhem-2.1-open")?;
         let defaults = HhemOptions::default();
         let mut o = HhemOptions {
-            premise: match options.premise {
-                HhemPremise::Whole => PremiseMode::Whole,
-                HhemPremise::Chunked => PremiseMode::Chunked,
-            },
+            premise: options.premise,
             chunk_tokens: options.chunk_tokens.unwrap_or(defaults.chunk_tokens),
-            claim: match options.claim {
-                HhemClaim::Whole => ClaimMode::Whole,
-                HhemClaim::Sentences => ClaimMode::Sentences,
-            },
-            aggregation: match options.aggregation {
-                HhemAggregation::Min => Aggregation::Min,
-                HhemAggregation::Mean => Aggregation::Mean,
-            },
+            claim: options.claim,
+            aggregation: options.aggregation,
             threshold: options.threshold.unwrap_or(defaults.threshold),
             max_length: options.max_length,
             ..defaults
@@ -388,23 +323,6 @@ mod imp {
         }
     }
 
-    #[cfg(test)]
-    mod tests {
-        #![allow(clippy::unwrap_used)]
-        use super::*;
-
-        /// The facade's enums serialise exactly as the crate's.
-        #[test]
-        fn enums_match_the_crate() {
-            let same = |a: serde_json::Value, b: serde_json::Value| assert_eq!(a, b);
-            same(serde_json::to_value(HhemPremise::Whole).unwrap(), serde_json::to_value(PremiseMode::Whole).unwrap());
-            same(serde_json::to_value(HhemPremise::Chunked).unwrap(), serde_json::to_value(PremiseMode::Chunked).unwrap());
-            same(serde_json::to_value(HhemClaim::Whole).unwrap(), serde_json::to_value(ClaimMode::Whole).unwrap());
-            same(serde_json::to_value(HhemClaim::Sentences).unwrap(), serde_json::to_value(ClaimMode::Sentences).unwrap());
-            same(serde_json::to_value(HhemAggregation::Min).unwrap(), serde_json::to_value(Aggregation::Min).unwrap());
-            same(serde_json::to_value(HhemAggregation::Mean).unwrap(), serde_json::to_value(Aggregation::Mean).unwrap());
-        }
-    }
 }
 
 #[cfg(test)]
@@ -439,19 +357,6 @@ mod tests {
         let blocks = Hhem::explain(&HHEM, &null);
         let [ExplainBlock::Table { rows, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
         assert_eq!(rows[0], ("reason".to_owned(), "no claim sentence".to_owned()));
-    }
-
-    #[test]
-    fn options_default_to_the_reference_and_reject_unknown_fields() {
-        let o: HhemUnitOptions = serde_json::from_str("{}").unwrap();
-        assert_eq!(o, HhemUnitOptions::default());
-        assert_eq!((o.premise, o.claim, o.threshold, o.max_length), (HhemPremise::Whole, HhemClaim::Whole, None, None));
-        let o: HhemUnitOptions =
-            serde_json::from_str(r#"{"premise": "chunked", "chunk_tokens": 300, "claim": "sentences", "aggregation": "mean"}"#)
-                .unwrap();
-        assert_eq!((o.premise, o.chunk_tokens, o.aggregation), (HhemPremise::Chunked, Some(300), HhemAggregation::Mean));
-        assert!(serde_json::from_str::<HhemUnitOptions>(r#"{"chunks": 3}"#).is_err());
-        assert!(serde_json::from_str::<HhemUnitOptions>(r#"{"premise": "split"}"#).is_err());
     }
 
     #[test]

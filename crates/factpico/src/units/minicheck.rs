@@ -3,9 +3,13 @@
 //! released encoder-sized checkers (RoBERTa-large, DeBERTa-v3-large, Flan-T5-large),
 //! P(supported) = max over chunks. See `docs/minicheck.md`.
 
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "cli")]
+use factpico_minicheck::{Aggregation, ClaimMode, Variant};
+use factpico_minicheck::MiniCheckConfig;
+use serde::Deserialize;
 
 use super::MetricUnit;
 use crate::explain::{ExplainBlock, SentenceSupport, Side, TextSpan};
@@ -32,86 +36,6 @@ pub static MINICHECK: MetricInfo = MetricInfo::new(
 .aliases(&["mini-check"])
 .model("minicheck");
 
-/// Which released MiniCheck checker a model directory holds (the reference's `model_name`).
-/// Serialised (and given to `--minicheck-checker`) as `roberta-large`, `deberta-v3-large`,
-/// `flan-t5-large`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "kebab-case")]
-pub enum MiniCheckChecker {
-    /// `lytang/MiniCheck-RoBERTa-Large`: 512 tokens, chunks of 400 tokens.
-    RobertaLarge,
-    /// `lytang/MiniCheck-DeBERTa-v3-Large`: 2048 tokens, chunks of 400 tokens.
-    #[cfg_attr(feature = "cli", value(name = "deberta-v3-large"))]
-    DebertaV3Large,
-    /// `lytang/MiniCheck-Flan-T5-Large` (the best of the three in the paper; default): 2048
-    /// tokens, chunks of 500 words.
-    #[default]
-    #[cfg_attr(feature = "cli", value(name = "flan-t5-large"))]
-    FlanT5Large,
-}
-
-impl MiniCheckChecker {
-    /// The reference's `model_name` (also the serialised name).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MiniCheckChecker::RobertaLarge => "roberta-large",
-            MiniCheckChecker::DebertaV3Large => "deberta-v3-large",
-            MiniCheckChecker::FlanT5Large => "flan-t5-large",
-        }
-    }
-}
-
-/// How the summary is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum MiniCheckClaim {
-    /// The whole summary as one claim, as the reference's `MiniCheck.score` does (default;
-    /// parity-tested).
-    #[default]
-    Whole,
-    /// Each Punkt sentence of the summary as its own claim, aggregated by
-    /// [`MiniCheckAggregation`] (what the authors recommend for multi-sentence claims).
-    Sentences,
-}
-
-/// Aggregation over the summary's sentences in [`MiniCheckClaim::Sentences`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum MiniCheckAggregation {
-    /// Minimum (Bespoke-MiniCheck's rule: supported only if every sentence is; default).
-    #[default]
-    Min,
-    /// Mean (the average support of the sentences, AlignScore's rule).
-    Mean,
-}
-
-/// Options of the `minicheck` unit (`ScorerOptions::minicheck`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MiniCheckUnitOptions {
-    /// A MiniCheck model directory (`onnx/export_minicheck.py`); `None` =
-    /// `$FACTPICO_HOME/models/minicheck-<checker>`.
-    pub model: Option<PathBuf>,
-    /// The checker; `None` = the one the model directory holds (its manifest), or
-    /// `flan-t5-large` for the default directory. Given with `model`, it must match the
-    /// directory's manifest.
-    pub checker: Option<MiniCheckChecker>,
-    /// Whole summary (default, the reference) or per sentence.
-    pub claim: MiniCheckClaim,
-    /// Aggregation over sentences (`claim = sentences` only; default `min`).
-    pub aggregation: MiniCheckAggregation,
-    /// Chunk size: model tokens (RoBERTa, DeBERTa) or whitespace words (Flan-T5); `None` =
-    /// the reference's default (400 tokens, 500 words).
-    pub chunk_size: Option<usize>,
-    /// Maximum input length (chunk + separator + claim) in tokens; `None` = the model's (512
-    /// RoBERTa, 2048 DeBERTa / Flan-T5). Longer inputs are cut from the end, as the reference
-    /// does, and counted in the row's warnings.
-    pub max_length: Option<usize>,
-}
-
 /// The `minicheck` unit.
 pub struct MiniCheck;
 
@@ -126,13 +50,13 @@ pub struct MiniCheckArgs {
     /// MiniCheck checker: roberta-large, deberta-v3-large, flan-t5-large (default: the model
     /// directory's; flan-t5-large for the default directory).
     #[arg(long, value_enum)]
-    pub minicheck_checker: Option<MiniCheckChecker>,
+    pub minicheck_checker: Option<Variant>,
     /// MiniCheck: check the whole summary (default, the reference) or each sentence.
     #[arg(long, value_enum)]
-    pub minicheck_claim: Option<MiniCheckClaim>,
+    pub minicheck_claim: Option<ClaimMode>,
     /// MiniCheck, --minicheck-claim sentences: aggregate sentences by min (default) or mean.
     #[arg(long, value_enum)]
-    pub minicheck_aggregation: Option<MiniCheckAggregation>,
+    pub minicheck_aggregation: Option<Aggregation>,
     /// MiniCheck: chunk size in tokens (RoBERTa, DeBERTa; default 400) or words (Flan-T5;
     /// default 500).
     #[arg(long)]
@@ -144,13 +68,13 @@ pub struct MiniCheckArgs {
 }
 
 impl MetricUnit for MiniCheck {
-    type Options = MiniCheckUnitOptions;
+    type Options = MiniCheckConfig;
     #[cfg(feature = "cli")]
     type Args = MiniCheckArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&MINICHECK];
     const COMPILED_IN: bool = cfg!(feature = "minicheck");
 
-    fn build(metric: &'static MetricInfo, options: &MiniCheckUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    fn build(metric: &'static MetricInfo, options: &MiniCheckConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         #[cfg(feature = "minicheck")]
         {
             let _ = metric;
@@ -210,7 +134,7 @@ impl MetricUnit for MiniCheck {
     }
 
     #[cfg(feature = "cli")]
-    fn apply_args(args: &MiniCheckArgs, options: &mut MiniCheckUnitOptions) {
+    fn apply_args(args: &MiniCheckArgs, options: &mut MiniCheckConfig) {
         if let Some(m) = &args.minicheck_model {
             options.model = Some(m.clone());
         }
@@ -281,38 +205,24 @@ struct DetailWarning {
 
 #[cfg(feature = "minicheck")]
 mod imp {
-    use factpico_minicheck::{Aggregation, ClaimMode, MiniCheck, MiniCheckOptions, MiniCheckOutput, Variant};
+    use factpico_minicheck::{MiniCheck, MiniCheckOptions, MiniCheckOutput, Variant};
 
-    use super::{MiniCheckAggregation, MiniCheckChecker, MiniCheckClaim, MiniCheckUnitOptions, MINICHECK};
+    use super::{MiniCheckConfig, MINICHECK};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::resolve_model_dir;
     use crate::{Error, Result};
 
-    fn variant(c: MiniCheckChecker) -> Variant {
-        match c {
-            MiniCheckChecker::RobertaLarge => Variant::RobertaLarge,
-            MiniCheckChecker::DebertaV3Large => Variant::DebertaV3Large,
-            MiniCheckChecker::FlanT5Large => Variant::FlanT5Large,
-        }
-    }
-
     /// Builds MiniCheck: model directory (default `$FACTPICO_HOME/models/minicheck-<checker>`),
     /// checker check, claim mode, aggregation, chunk size, maximum length, batch size (default
     /// 4), threads, device.
-    pub(super) fn build(options: &MiniCheckUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    pub(super) fn build(options: &MiniCheckConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = MINICHECK.name;
         let default = format!("minicheck-{}", options.checker.unwrap_or_default().as_str());
         let dir = resolve_model_dir(name, "minicheck.model", "--minicheck-model", options.model.as_deref(), &default)?;
         let mut o = MiniCheckOptions {
-            claim: match options.claim {
-                MiniCheckClaim::Whole => ClaimMode::Whole,
-                MiniCheckClaim::Sentences => ClaimMode::Sentences,
-            },
-            aggregation: match options.aggregation {
-                MiniCheckAggregation::Min => Aggregation::Min,
-                MiniCheckAggregation::Mean => Aggregation::Mean,
-            },
+            claim: options.claim,
+            aggregation: options.aggregation,
             chunk_size: options.chunk_size,
             max_length: options.max_length,
             ..MiniCheckOptions::default()
@@ -323,7 +233,7 @@ mod imp {
         o.session = runtime.session();
         o.threads = runtime.threads.unwrap_or(0);
         let checker = MiniCheck::try_new(&dir, o).map_err(|e| Error::init(name, e))?;
-        if let Some(want) = options.checker.map(variant) {
+        if let Some(want) = options.checker {
             if want != checker.variant() {
                 return Err(Error::init(
                     name,
@@ -405,22 +315,6 @@ mod imp {
         }
     }
 
-    #[cfg(test)]
-    mod tests {
-        #![allow(clippy::unwrap_used)]
-        use super::*;
-
-        /// The facade's enums serialise exactly as the crate's.
-        #[test]
-        fn enums_match_the_crate() {
-            for c in [MiniCheckChecker::RobertaLarge, MiniCheckChecker::DebertaV3Large, MiniCheckChecker::FlanT5Large] {
-                assert_eq!(serde_json::to_value(c).unwrap(), serde_json::to_value(variant(c)).unwrap());
-                assert_eq!(c.as_str(), variant(c).as_str());
-            }
-            assert_eq!(serde_json::to_value(MiniCheckClaim::Sentences).unwrap(), serde_json::to_value(ClaimMode::Sentences).unwrap());
-            assert_eq!(serde_json::to_value(MiniCheckAggregation::Mean).unwrap(), serde_json::to_value(Aggregation::Mean).unwrap());
-        }
-    }
 }
 
 #[cfg(test)]
@@ -457,17 +351,5 @@ mod tests {
         let blocks = MiniCheck::explain(&MINICHECK, &null);
         let [ExplainBlock::Table { rows, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
         assert_eq!(rows[0], ("reason".to_owned(), "empty document".to_owned()));
-    }
-
-    #[test]
-    fn options_default_to_the_reference_and_reject_unknown_fields() {
-        let o: MiniCheckUnitOptions = serde_json::from_str("{}").unwrap();
-        assert_eq!(o, MiniCheckUnitOptions::default());
-        assert_eq!((o.claim, o.aggregation, o.chunk_size, o.max_length), (MiniCheckClaim::Whole, MiniCheckAggregation::Min, None, None));
-        let o: MiniCheckUnitOptions =
-            serde_json::from_str(r#"{"checker": "deberta-v3-large", "claim": "sentences", "aggregation": "mean"}"#).unwrap();
-        assert_eq!(o.checker, Some(MiniCheckChecker::DebertaV3Large));
-        assert!(serde_json::from_str::<MiniCheckUnitOptions>(r#"{"chunk": 3}"#).is_err());
-        assert!(serde_json::from_str::<MiniCheckUnitOptions>(r#"{"checker": "t5-xl"}"#).is_err());
     }
 }

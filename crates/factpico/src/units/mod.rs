@@ -43,7 +43,7 @@ pub mod readability;
 pub mod rouge;
 pub mod summac;
 
-pub use alignscore::{AlignScoreMode, AlignScoreUnitOptions};
+pub use factpico_alignscore::{AlignScoreConfig, Mode as AlignScoreMode};
 pub use dae::{DaeMultiSentence, DaeParser, DaeUnitOptions};
 pub use qa::{AnswerSelection, QaUnitOptions};
 
