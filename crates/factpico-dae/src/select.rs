@@ -17,22 +17,10 @@ use std::ops::Range;
 use factpico_nlp::labels::dae_arcs;
 use factpico_nlp::ptb::escape_tokens;
 use factpico_nlp::{LabelScheme, Parse, ScoredArc};
-use serde::{Deserialize, Serialize};
 
 use crate::encode::WordArc;
 
-/// How multi-sentence summaries are scored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MultiSentence {
-    /// Reference-exact: the summary is parsed as one sentence and only its first `max_arcs`
-    /// arcs are scored (CoreNLP `ssplit.isOneSentence=True`, `train_utils.py:85`).
-    SingleParse,
-    /// Default: each sentence is parsed and scored separately against the same article,
-    /// with up to `max_arcs` arcs per sentence; aggregation runs over all arcs.
-    #[default]
-    PerSentence,
-}
+pub use crate::config::MultiSentence;
 
 /// One scoring unit: a run of summary tokens (the whole summary or one sentence).
 #[derive(Debug, Clone, PartialEq)]

@@ -25,19 +25,41 @@
 //! println!("{} = {:.3} ({} questions)", row.metric, row.score, row.questions.len());
 //! # Ok::<(), factpico_qa::Error>(())
 //! ```
+//!
+//! **Features**: `engine` (default) is everything above (ONNX Runtime, the spaCy sidecar);
+//! without it the crate is only [`QaConfig`] and [`AnswerSelection`], the options a user sets
+//! (JSON, Python, flags with the `clap` feature), which the `factpico` facade reads in every
+//! build.
+#[cfg(feature = "engine")]
 pub mod answers;
+#[cfg(feature = "engine")]
 pub mod bertscore;
+mod config;
+#[cfg(feature = "engine")]
 mod error;
+#[cfg(feature = "engine")]
 pub mod lerc;
+#[cfg(feature = "engine")]
 pub mod qafacteval;
+#[cfg(feature = "engine")]
 pub mod questeval;
+#[cfg(feature = "engine")]
 pub mod report;
+#[cfg(feature = "engine")]
 pub mod squad;
 
+pub use config::{AnswerSelection, QaConfig};
+#[cfg(feature = "engine")]
 pub use answers::{AnswerCandidate, AnswerKind, AnswerProvenance, AnswerSelector, Answers};
+#[cfg(feature = "engine")]
 pub use bertscore::{BertScoreValue, BertScorer, BERTSCORE_BATCH_SIZE};
+#[cfg(feature = "engine")]
 pub use error::{Error, Result};
+#[cfg(feature = "engine")]
 pub use lerc::{lerc_quip_input, normalize_lerc_quip, LercQuip, LERC_QUIP_MAX};
+#[cfg(feature = "engine")]
 pub use qafacteval::{ClozeOptions, ClozeQa, ClozeRow, QaFactEval, QaFactEvalOptions, QaFactEvalRow};
+#[cfg(feature = "engine")]
 pub use questeval::{DirectionScore, QuestEval, QuestEvalOptions, QuestEvalRow, QUESTEVAL, QUESTEVAL_F1};
+#[cfg(feature = "engine")]
 pub use report::{QuestionFlow, QuestionRecord, RowProvenance};

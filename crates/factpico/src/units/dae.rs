@@ -2,9 +2,13 @@
 //! P(entailed) per summary arc with the DAE-2021 ELECTRA arc model or a zero-shot NLI
 //! model; FactPICO takes the minimum.
 
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use factpico_dae::DaeConfig;
+#[cfg(feature = "cli")]
+use factpico_dae::{DaeParser, MultiSentence};
+use serde::Deserialize;
 
 use super::MetricUnit;
 use crate::explain::{Arc, ExplainBlock, Side, TextSpan};
@@ -28,47 +32,6 @@ pub static DAE: MetricInfo = MetricInfo::new(
 )
 .model("dae");
 
-/// Where DAE's dependency arcs come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum DaeParser {
-    /// The spaCy sidecar (`en_core_web_sm` 3.8.0); the default without `arcs`.
-    Spacy,
-    /// CoNLL-U read from `arcs`.
-    Conllu,
-    /// JSON arcs or CoreNLP JSON read from `arcs`.
-    Json,
-}
-
-/// Which summary sentences DAE parses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "kebab-case")]
-pub enum DaeMultiSentence {
-    /// Every sentence parsed, up to 20 arcs each (default).
-    #[default]
-    PerSentence,
-    /// Reference-exact: one parse of the whole summary, its first 20 arcs.
-    SingleParse,
-}
-
-/// Options of the `dae` unit (`ScorerOptions::dae`). Exactly one of `model` and `nli_model`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct DaeUnitOptions {
-    /// An exported DAE-2021 ELECTRA arc model directory (`onnx/export_dae.py`).
-    pub model: Option<PathBuf>,
-    /// An NLI cross-encoder directory for the zero-shot DAE-style variant.
-    pub nli_model: Option<PathBuf>,
-    /// Pre-parsed arcs keyed by row id (`.conllu` CoNLL-U, `.jsonl` JSON arcs / CoreNLP JSON).
-    pub arcs: Option<PathBuf>,
-    /// Where arcs come from; `None` = the spaCy sidecar without `arcs`, the file's format with it.
-    pub parser: Option<DaeParser>,
-    /// Which sentences are parsed (default per-sentence).
-    pub multi_sentence: DaeMultiSentence,
-}
-
 /// The `dae` unit.
 pub struct Dae;
 
@@ -90,11 +53,11 @@ pub struct DaeArgs {
     pub dae_parser: Option<DaeParser>,
     /// DAE: per-sentence (default: all sentences, ≤20 arcs each) or single-parse (reference: one parse, first 20 arcs).
     #[arg(long, value_enum)]
-    pub dae_multi_sentence: Option<DaeMultiSentence>,
+    pub dae_multi_sentence: Option<MultiSentence>,
 }
 
 impl MetricUnit for Dae {
-    type Options = DaeUnitOptions;
+    type Options = DaeConfig;
     #[cfg(feature = "cli")]
     type Args = DaeArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&DAE];
@@ -102,7 +65,7 @@ impl MetricUnit for Dae {
 
     fn build(
         metric: &'static MetricInfo,
-        options: &DaeUnitOptions,
+        options: &DaeConfig,
         runtime: &RuntimeOptions,
     ) -> Result<Box<dyn Metric>> {
         #[cfg(feature = "dae")]
@@ -153,7 +116,7 @@ impl MetricUnit for Dae {
     }
 
     #[cfg(feature = "cli")]
-    fn apply_args(args: &DaeArgs, options: &mut DaeUnitOptions) {
+    fn apply_args(args: &DaeArgs, options: &mut DaeConfig) {
         if args.dae_model.is_some() {
             options.model.clone_from(&args.dae_model);
         }
@@ -203,9 +166,9 @@ struct DetailArc {
 
 #[cfg(feature = "dae")]
 mod imp {
-    use factpico_dae::{Dae, DaeInput, DaeModel, DaeOptions, DaeOutput, MultiSentence};
+    use factpico_dae::{Dae, DaeConfig, DaeInput, DaeModel, DaeOptions, DaeOutput, DaeParser};
 
-    use super::{DaeMultiSentence, DaeParser, DaeUnitOptions, DAE};
+    use super::DAE;
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::{check_sidecar, model_sha256};
@@ -214,7 +177,7 @@ mod imp {
 
     /// Builds DAE: exactly one of `model` (ELECTRA arc model) or `nli_model` (zero-shot NLI);
     /// arcs from `arcs` or the spaCy sidecar.
-    pub(super) fn build(m: &DaeUnitOptions, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
+    pub(super) fn build(m: &DaeConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let model = match (&m.model, &m.nli_model) {
             (Some(d), None) => DaeModel::Electra(resolve_model_dir("dae", "dae.model", "--dae-model", Some(d), "dae-xsum")?),
             (None, Some(d)) => DaeModel::ZeroShotNli(resolve_model_dir("dae", "dae.nli_model", "--dae-nli-model", Some(d), "dae-xsum")?),
@@ -253,10 +216,7 @@ mod imp {
             // Arcs from the spaCy sidecar: fail now, not on every row, when it cannot start.
             check_sidecar("dae", "pass --arcs FILE")?;
         }
-        o.multi_sentence = match m.multi_sentence {
-            DaeMultiSentence::PerSentence => MultiSentence::PerSentence,
-            DaeMultiSentence::SingleParse => MultiSentence::SingleParse,
-        };
+        o.multi_sentence = m.multi_sentence;
         if let Some(b) = runtime.batch_size {
             o.batch_size = b;
         }

@@ -44,8 +44,8 @@ pub mod rouge;
 pub mod summac;
 
 pub use factpico_alignscore::{AlignScoreConfig, Mode as AlignScoreMode};
-pub use dae::{DaeMultiSentence, DaeParser, DaeUnitOptions};
-pub use qa::{AnswerSelection, QaUnitOptions};
+pub use factpico_dae::{DaeConfig, DaeParser, MultiSentence as DaeMultiSentence};
+pub use factpico_qa::{AnswerSelection, QaConfig};
 
 /// A metric unit (see the [module docs](self)). Implemented by a zero-sized type per unit
 /// and listed once in `units!` (this module).

@@ -2,9 +2,13 @@
 //! and `cloze` (SummaQA-style cloze questions) (cargo feature `qa`). One unit because they
 //! share the answer selector (`--answers`) and the extractive QA model (QAFactEval, cloze).
 
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "cli")]
+use factpico_qa::AnswerSelection;
+use factpico_qa::QaConfig;
+use serde::Deserialize;
 
 use super::MetricUnit;
 use crate::explain::{ExplainBlock, Question, Side, TextSpan};
@@ -85,45 +89,6 @@ pub static CLOZE: MetricInfo = MetricInfo::new(
 )
 .model("qa");
 
-/// How the QA metrics select answer candidates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum AnswerSelection {
-    /// The spaCy sidecar when its Python is found, else `rules` (default).
-    #[default]
-    Auto,
-    /// The spaCy sidecar (noun chunks and entities, as the references); an error if it is missing.
-    Spacy,
-    /// Pure-Rust rules (no Python).
-    Rules,
-}
-
-/// Options of the `qa` unit (`ScorerOptions::qa`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct QaUnitOptions {
-    /// Answer selection of all three metrics (default `auto`).
-    pub answers: AnswerSelection,
-    /// QuestEval: T5 question-generation model directory (`onnx/export_seq2seq.py --qg-prefix sv1`).
-    pub questeval_qg_model: Option<PathBuf>,
-    /// QuestEval: T5 QA model directory with an "unanswerable" token (`--role qa`).
-    pub questeval_qa_model: Option<PathBuf>,
-    /// QuestEval: BERTScore token-embedding model directory (`onnx/export_embedding.py`;
-    /// reference: `bert-base-multilingual-cased` layer 9). With it the `questeval`,
-    /// `questeval_precision` and `questeval_recall` columns are computed (the reference's
-    /// three components); without it they are null and only `questeval_f1*` are computed.
-    pub bertscore_model: Option<PathBuf>,
-    /// QAFactEval: BART question-generation model directory (`<m> … </m>` answer markers).
-    pub qafacteval_qg_model: Option<PathBuf>,
-    /// QAFactEval: LERC-QuIP regressor directory (`onnx/export_hf.py` on `quip-512-mocha`).
-    /// With it the `qafacteval_lerc` (raw, ≈ 0–5) and `qafacteval_lerc_norm` (`[0, 1]`)
-    /// columns are computed; without it they are null.
-    pub lerc_model: Option<PathBuf>,
-    /// QAFactEval and cloze: extractive (span) QA model directory (`onnx/export_qa.py`).
-    pub extractive_qa_model: Option<PathBuf>,
-}
-
 /// The `qa` unit.
 pub struct Qa;
 
@@ -158,7 +123,7 @@ pub struct QaArgs {
 }
 
 impl MetricUnit for Qa {
-    type Options = QaUnitOptions;
+    type Options = QaConfig;
     #[cfg(feature = "cli")]
     type Args = QaArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&QUESTEVAL, &QAFACTEVAL, &CLOZE];
@@ -166,7 +131,7 @@ impl MetricUnit for Qa {
 
     fn build(
         metric: &'static MetricInfo,
-        options: &QaUnitOptions,
+        options: &QaConfig,
         runtime: &RuntimeOptions,
     ) -> Result<Box<dyn Metric>> {
         #[cfg(feature = "qa")]
@@ -226,7 +191,7 @@ impl MetricUnit for Qa {
     }
 
     #[cfg(feature = "cli")]
-    fn apply_args(a: &QaArgs, o: &mut QaUnitOptions) {
+    fn apply_args(a: &QaArgs, o: &mut QaConfig) {
         let set = |dst: &mut Option<PathBuf>, src: &Option<PathBuf>| {
             if src.is_some() {
                 dst.clone_from(src);
@@ -245,12 +210,8 @@ impl MetricUnit for Qa {
 
     #[cfg(feature = "cli")]
     fn flag_metrics(id: &str) -> &'static [&'static str] {
-        match id {
-            "questeval_qg_model" | "questeval_qa_model" | "bertscore_model" => &["questeval"],
-            "qafacteval_qg_model" | "lerc_model" => &["qafacteval"],
-            "extractive_qa_model" => &["qafacteval", "cloze"],
-            _ => &[],
-        }
+        // The flag ids are the option field names, but for `qa_answers` (all metrics).
+        QaConfig::field_metrics(id)
     }
 }
 
@@ -290,11 +251,11 @@ mod imp {
     use std::sync::Arc;
 
     use factpico_qa::{
-        AnswerSelector, ClozeOptions, ClozeQa, ClozeRow, QaFactEval, QaFactEvalOptions, QaFactEvalRow, QuestEval,
-        QuestEvalOptions, QuestEvalRow,
+        AnswerSelection, AnswerSelector, ClozeOptions, ClozeQa, ClozeRow, QaFactEval, QaFactEvalOptions, QaFactEvalRow, QuestEval,
+        QuestEvalOptions, QuestEvalRow, QaConfig,
     };
 
-    use super::{AnswerSelection, QaUnitOptions, CLOZE, QAFACTEVAL, QUESTEVAL};
+    use super::{CLOZE, QAFACTEVAL, QUESTEVAL};
     use crate::metric::{Metric, MetricInfo, MetricOutput, Pair};
     use crate::session::RuntimeOptions;
     use crate::units::onnx::{check_sidecar, graphs_sha256, require_dir};
@@ -344,7 +305,7 @@ mod imp {
     /// Builds `questeval`, `qafacteval` or `cloze`.
     pub(super) fn build(
         metric: &'static MetricInfo,
-        m: &QaUnitOptions,
+        m: &QaConfig,
         runtime: &RuntimeOptions,
     ) -> Result<Box<dyn Metric>> {
         let name = metric.name;
