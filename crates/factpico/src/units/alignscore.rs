@@ -1,11 +1,6 @@
 //! Unit `alignscore`: AlignScore (metric `alignscore`; cargo feature `alignscore`): summary
 //! sentences against Punkt chunks of the abstract, max over chunks, mean over sentences.
 
-#[cfg(feature = "cli")]
-use std::path::PathBuf;
-
-#[cfg(feature = "cli")]
-use factpico_alignscore::Mode;
 use factpico_alignscore::AlignScoreConfig;
 use serde::Deserialize;
 
@@ -33,32 +28,8 @@ pub static ALIGNSCORE: MetricInfo = MetricInfo::new(
 /// The `alignscore` unit.
 pub struct AlignScore;
 
-/// AlignScore's `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct AlignScoreArgs {
-    /// AlignScore (or NLI) model directory.
-    #[arg(long)]
-    pub alignscore_model: Option<PathBuf>,
-    /// AlignScore mode: nli_sp (default), bin_sp, reg_sp, nli, bin, reg.
-    #[arg(long, value_enum)]
-    pub alignscore_mode: Option<Mode>,
-    /// AlignScore: whitespace words per context chunk (default 350, the reference's). Lower it
-    /// for shorter models (e.g. the shared 256-token MiniLM NLI asset); truncated chunks are
-    /// counted in the row's warnings.
-    #[arg(long)]
-    pub alignscore_words_per_chunk: Option<usize>,
-    /// AlignScore / NLI models: maximum pair length in tokens (default: the model manifest's,
-    /// 512 for AlignScore; pass 256 for the shared MiniLM NLI asset, which was trained at 256
-    /// although its config allows 512).
-    #[arg(long)]
-    pub max_length: Option<usize>,
-}
-
 impl MetricUnit for AlignScore {
     type Options = AlignScoreConfig;
-    #[cfg(feature = "cli")]
-    type Args = AlignScoreArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&ALIGNSCORE];
     const COMPILED_IN: bool = cfg!(feature = "alignscore");
 
@@ -111,22 +82,6 @@ impl MetricUnit for AlignScore {
             });
         }
         blocks
-    }
-
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &AlignScoreArgs, options: &mut AlignScoreConfig) {
-        if let Some(m) = &args.alignscore_model {
-            options.model = Some(m.clone());
-        }
-        if let Some(m) = args.alignscore_mode {
-            options.mode = m;
-        }
-        if let Some(w) = args.alignscore_words_per_chunk {
-            options.words_per_chunk = w;
-        }
-        if args.max_length.is_some() {
-            options.max_length = args.max_length;
-        }
     }
 }
 

@@ -2,12 +2,7 @@
 //! P(entailed) per summary arc with the DAE-2021 ELECTRA arc model or a zero-shot NLI
 //! model; FactPICO takes the minimum.
 
-#[cfg(feature = "cli")]
-use std::path::PathBuf;
-
 use factpico_dae::DaeConfig;
-#[cfg(feature = "cli")]
-use factpico_dae::{DaeParser, MultiSentence};
 use serde::Deserialize;
 
 use super::MetricUnit;
@@ -35,31 +30,8 @@ pub static DAE: MetricInfo = MetricInfo::new(
 /// The `dae` unit.
 pub struct Dae;
 
-/// DAE's `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct DaeArgs {
-    /// DAE: an exported DAE-2021 ELECTRA arc model directory (onnx/export_dae.py).
-    #[arg(long)]
-    pub dae_model: Option<PathBuf>,
-    /// DAE: an NLI cross-encoder directory for the zero-shot DAE-style variant.
-    #[arg(long)]
-    pub dae_nli_model: Option<PathBuf>,
-    /// DAE: pre-parsed dependency arcs keyed by row id (.conllu CoNLL-U, or .jsonl JSON arcs / CoreNLP JSON).
-    #[arg(long = "arcs")]
-    pub dae_arcs: Option<PathBuf>,
-    /// DAE: arc source: spacy (sidecar; default without --arcs), conllu or json (from --arcs).
-    #[arg(long = "parser", value_enum)]
-    pub dae_parser: Option<DaeParser>,
-    /// DAE: per-sentence (default: all sentences, ≤20 arcs each) or single-parse (reference: one parse, first 20 arcs).
-    #[arg(long, value_enum)]
-    pub dae_multi_sentence: Option<MultiSentence>,
-}
-
 impl MetricUnit for Dae {
     type Options = DaeConfig;
-    #[cfg(feature = "cli")]
-    type Args = DaeArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&DAE];
     const COMPILED_IN: bool = cfg!(feature = "dae");
 
@@ -113,25 +85,6 @@ impl MetricUnit for Dae {
             });
         }
         blocks
-    }
-
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &DaeArgs, options: &mut DaeConfig) {
-        if args.dae_model.is_some() {
-            options.model.clone_from(&args.dae_model);
-        }
-        if args.dae_nli_model.is_some() {
-            options.nli_model.clone_from(&args.dae_nli_model);
-        }
-        if args.dae_arcs.is_some() {
-            options.arcs.clone_from(&args.dae_arcs);
-        }
-        if args.dae_parser.is_some() {
-            options.parser = args.dae_parser;
-        }
-        if let Some(m) = args.dae_multi_sentence {
-            options.multi_sentence = m;
-        }
     }
 }
 

@@ -3,11 +3,6 @@
 //! with the summary into FactCG's instruction template and classified by the DeBERTa-v3
 //! checker, P(supported) = max over chunks. See `crates/factpico-factcg`.
 
-#[cfg(feature = "cli")]
-use std::path::PathBuf;
-
-#[cfg(feature = "cli")]
-use factpico_factcg::{Aggregation, ClaimMode};
 use factpico_factcg::FactCgConfig;
 use serde::Deserialize;
 
@@ -40,32 +35,8 @@ pub static FACTCG: MetricInfo = MetricInfo::new(
 /// The `factcg` unit.
 pub struct FactCg;
 
-/// FactCG's `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct FactCgArgs {
-    /// FactCG: model directory (onnx/export_factcg.py); default
-    /// $FACTPICO_HOME/models/factcg-deberta-v3-large.
-    #[arg(long)]
-    pub factcg_model: Option<PathBuf>,
-    /// FactCG: check the whole summary (default, the reference) or each sentence.
-    #[arg(long, value_enum)]
-    pub factcg_claim: Option<ClaimMode>,
-    /// FactCG, --factcg-claim sentences: aggregate sentences by min (default) or mean.
-    #[arg(long, value_enum)]
-    pub factcg_aggregation: Option<Aggregation>,
-    /// FactCG: label threshold in [0, 1] (default 0.5): factcg_label = factcg > threshold.
-    #[arg(long)]
-    pub factcg_threshold: Option<f64>,
-    /// FactCG: chunk budget in NLTK word_tokenize tokens (default 550).
-    #[arg(long)]
-    pub factcg_chunk_size: Option<usize>,
-}
-
 impl MetricUnit for FactCg {
     type Options = FactCgConfig;
-    #[cfg(feature = "cli")]
-    type Args = FactCgArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&FACTCG];
     const COMPILED_IN: bool = cfg!(feature = "factcg");
 
@@ -142,25 +113,6 @@ impl MetricUnit for FactCg {
             },
             ExplainBlock::Table { title: "FactCG: P(supported) per chunk".into(), rows },
         ]
-    }
-
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &FactCgArgs, options: &mut FactCgConfig) {
-        if let Some(m) = &args.factcg_model {
-            options.model = Some(m.clone());
-        }
-        if let Some(c) = args.factcg_claim {
-            options.claim = c;
-        }
-        if let Some(a) = args.factcg_aggregation {
-            options.aggregation = a;
-        }
-        if args.factcg_threshold.is_some() {
-            options.threshold = args.factcg_threshold;
-        }
-        if args.factcg_chunk_size.is_some() {
-            options.chunk_size = args.factcg_chunk_size;
-        }
     }
 }
 
@@ -313,7 +265,6 @@ mod imp {
             Ok(outs.into_iter().map(|o| Ok(to_output(o, &self.checker))).collect())
         }
     }
-
 }
 
 #[cfg(test)]

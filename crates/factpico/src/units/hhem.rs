@@ -3,11 +3,6 @@
 //! 2-label token-classification head, P(consistent) = softmax of the logits at position 0,
 //! index 1. See `crates/factpico-hhem` and `docs/hhem.md`.
 
-#[cfg(feature = "cli")]
-use std::path::PathBuf;
-
-#[cfg(feature = "cli")]
-use factpico_hhem::{Aggregation, ClaimMode, PremiseMode};
 use factpico_hhem::HhemConfig;
 use serde::Deserialize;
 
@@ -40,38 +35,8 @@ pub static HHEM: MetricInfo = MetricInfo::new(
 /// The `hhem` unit.
 pub struct Hhem;
 
-/// HHEM's `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct HhemArgs {
-    /// HHEM: model directory (onnx/export_hhem.py) or installed model name; default
-    /// $FACTPICO_HOME/models/hhem-2.1-open.
-    #[arg(long)]
-    pub hhem_model: Option<PathBuf>,
-    /// HHEM: use the whole abstract (default, the reference) or Punkt-sentence chunks.
-    #[arg(long, value_enum)]
-    pub hhem_premise: Option<PremiseMode>,
-    /// HHEM, --hhem-premise chunked: chunk budget in model tokens (default 1024).
-    #[arg(long)]
-    pub hhem_chunk_tokens: Option<usize>,
-    /// HHEM: check the whole summary (default, the reference) or each sentence.
-    #[arg(long, value_enum)]
-    pub hhem_claim: Option<ClaimMode>,
-    /// HHEM, --hhem-claim sentences: aggregate sentences by min (default) or mean.
-    #[arg(long, value_enum)]
-    pub hhem_aggregation: Option<Aggregation>,
-    /// HHEM: label threshold in [0, 1] (default 0.5): hhem_label = hhem >= threshold.
-    #[arg(long)]
-    pub hhem_threshold: Option<f64>,
-    /// HHEM: length limit in tokens of one model input (default 2048); longer rows fail.
-    #[arg(long)]
-    pub hhem_max_length: Option<usize>,
-}
-
 impl MetricUnit for Hhem {
     type Options = HhemConfig;
-    #[cfg(feature = "cli")]
-    type Args = HhemArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&HHEM];
     const COMPILED_IN: bool = cfg!(feature = "hhem");
 
@@ -143,31 +108,6 @@ impl MetricUnit for Hhem {
             },
             ExplainBlock::Table { title: "HHEM: P(consistent) per chunk".into(), rows },
         ]
-    }
-
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &HhemArgs, options: &mut HhemConfig) {
-        if let Some(m) = &args.hhem_model {
-            options.model = Some(m.clone());
-        }
-        if let Some(p) = args.hhem_premise {
-            options.premise = p;
-        }
-        if args.hhem_chunk_tokens.is_some() {
-            options.chunk_tokens = args.hhem_chunk_tokens;
-        }
-        if let Some(c) = args.hhem_claim {
-            options.claim = c;
-        }
-        if let Some(a) = args.hhem_aggregation {
-            options.aggregation = a;
-        }
-        if args.hhem_threshold.is_some() {
-            options.threshold = args.hhem_threshold;
-        }
-        if args.hhem_max_length.is_some() {
-            options.max_length = args.hhem_max_length;
-        }
     }
 }
 
@@ -322,7 +262,6 @@ mod imp {
                 .collect())
         }
     }
-
 }
 
 #[cfg(test)]

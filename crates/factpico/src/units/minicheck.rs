@@ -3,11 +3,6 @@
 //! released encoder-sized checkers (RoBERTa-large, DeBERTa-v3-large, Flan-T5-large),
 //! P(supported) = max over chunks. See `docs/minicheck.md`.
 
-#[cfg(feature = "cli")]
-use std::path::PathBuf;
-
-#[cfg(feature = "cli")]
-use factpico_minicheck::{Aggregation, ClaimMode, Variant};
 use factpico_minicheck::MiniCheckConfig;
 use serde::Deserialize;
 
@@ -39,38 +34,8 @@ pub static MINICHECK: MetricInfo = MetricInfo::new(
 /// The `minicheck` unit.
 pub struct MiniCheck;
 
-/// MiniCheck's `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct MiniCheckArgs {
-    /// MiniCheck: model directory (onnx/export_minicheck.py); default
-    /// $FACTPICO_HOME/models/minicheck-<checker>.
-    #[arg(long)]
-    pub minicheck_model: Option<PathBuf>,
-    /// MiniCheck checker: roberta-large, deberta-v3-large, flan-t5-large (default: the model
-    /// directory's; flan-t5-large for the default directory).
-    #[arg(long, value_enum)]
-    pub minicheck_checker: Option<Variant>,
-    /// MiniCheck: check the whole summary (default, the reference) or each sentence.
-    #[arg(long, value_enum)]
-    pub minicheck_claim: Option<ClaimMode>,
-    /// MiniCheck, --minicheck-claim sentences: aggregate sentences by min (default) or mean.
-    #[arg(long, value_enum)]
-    pub minicheck_aggregation: Option<Aggregation>,
-    /// MiniCheck: chunk size in tokens (RoBERTa, DeBERTa; default 400) or words (Flan-T5;
-    /// default 500).
-    #[arg(long)]
-    pub minicheck_chunk_size: Option<usize>,
-    /// MiniCheck: maximum chunk+summary input length in tokens (default: the model's, 512 or
-    /// 2048); longer inputs are cut from the end and counted in the row's warnings.
-    #[arg(long)]
-    pub minicheck_max_length: Option<usize>,
-}
-
 impl MetricUnit for MiniCheck {
     type Options = MiniCheckConfig;
-    #[cfg(feature = "cli")]
-    type Args = MiniCheckArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&MINICHECK];
     const COMPILED_IN: bool = cfg!(feature = "minicheck");
 
@@ -131,28 +96,6 @@ impl MetricUnit for MiniCheck {
             title: format!("{checker} ({how}): max over {} abstract chunks", d.chunks.len()),
             sentences,
         }]
-    }
-
-    #[cfg(feature = "cli")]
-    fn apply_args(args: &MiniCheckArgs, options: &mut MiniCheckConfig) {
-        if let Some(m) = &args.minicheck_model {
-            options.model = Some(m.clone());
-        }
-        if args.minicheck_checker.is_some() {
-            options.checker = args.minicheck_checker;
-        }
-        if let Some(c) = args.minicheck_claim {
-            options.claim = c;
-        }
-        if let Some(a) = args.minicheck_aggregation {
-            options.aggregation = a;
-        }
-        if args.minicheck_chunk_size.is_some() {
-            options.chunk_size = args.minicheck_chunk_size;
-        }
-        if args.minicheck_max_length.is_some() {
-            options.max_length = args.minicheck_max_length;
-        }
     }
 }
 
@@ -314,7 +257,6 @@ mod imp {
             Ok(outs.into_iter().map(|o| Ok(to_output(o, self.checker.variant()))).collect())
         }
     }
-
 }
 
 #[cfg(test)]

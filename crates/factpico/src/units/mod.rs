@@ -158,7 +158,11 @@ macro_rules! units {
             /// Options shared by the model-based metrics: batch size, threads, device.
             #[cfg_attr(feature = "clap", command(flatten))]
             pub runtime: RuntimeOptions,
-            $( $(#[$meta])* pub $key: <$unit as MetricUnit>::Options, )+
+            $(
+                $(#[$meta])*
+                #[cfg_attr(feature = "clap", command(flatten))]
+                pub $key: <$unit as MetricUnit>::Options,
+            )+
         }
 
         impl Default for ScorerOptions {
@@ -224,36 +228,26 @@ macro_rules! units {
 units! {
     /// ROUGE-L / ROUGE-Lsum options (metric `rougeL`; default: Porter stemming on, as
     /// rouge-score's `use_stemmer=True`).
-    #[cfg_attr(feature = "clap", command(flatten))]
     rouge: rouge::Rouge,
     /// Readability options of `fkgl` and `fre` (default: the textstat 0.7.3 family).
-    #[cfg_attr(feature = "clap", command(flatten))]
     readability: readability::Readability,
     /// AlignScore options (metric `alignscore`; feature `alignscore`).
-    #[cfg_attr(feature = "clap", arg(skip))]
     alignscore: alignscore::AlignScore,
     /// DAE options (metric `dae`; feature `dae`).
-    #[cfg_attr(feature = "clap", arg(skip))]
     dae: dae::Dae,
     /// Options of the QA metrics `questeval`, `qafacteval` and `cloze` (feature `qa`).
-    #[cfg_attr(feature = "clap", arg(skip))]
     qa: qa::Qa,
     /// Options of `summac_zs` and `summac_conv` (feature `summac`).
-    #[cfg_attr(feature = "clap", command(flatten))]
     summac: summac::Summac,
     /// MiniCheck options (metric `minicheck`; feature `minicheck`).
-    #[cfg_attr(feature = "clap", arg(skip))]
     minicheck: minicheck::MiniCheck,
     /// FactCG options (metric `factcg`; feature `factcg`).
-    #[cfg_attr(feature = "clap", arg(skip))]
     factcg: factcg::FactCg,
     /// HHEM-2.1-Open options (metric `hhem`; feature `hhem`).
-    #[cfg_attr(feature = "clap", arg(skip))]
     hhem: hhem::Hhem,
     /// Options of the LLM evaluators `llm` and `llm_pipeline` (feature `llm`): server, model,
     /// structured output, sampling; its transport and cache settings (`llm.runtime`) are read
     /// from JSON but never serialised (outside the provenance and the resume fingerprint).
-    #[cfg_attr(feature = "clap", command(flatten))]
     llm: llm::Llm,
 }
 

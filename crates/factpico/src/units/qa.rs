@@ -2,11 +2,6 @@
 //! and `cloze` (SummaQA-style cloze questions) (cargo feature `qa`). One unit because they
 //! share the answer selector (`--answers`) and the extractive QA model (QAFactEval, cloze).
 
-#[cfg(feature = "cli")]
-use std::path::PathBuf;
-
-#[cfg(feature = "cli")]
-use factpico_qa::AnswerSelection;
 use factpico_qa::QaConfig;
 use serde::Deserialize;
 
@@ -92,40 +87,8 @@ pub static CLOZE: MetricInfo = MetricInfo::new(
 /// The `qa` unit.
 pub struct Qa;
 
-/// The QA metrics' `factpico score` flags.
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, clap::Args)]
-pub struct QaArgs {
-    /// QuestEval: T5 question-generation model directory.
-    #[arg(long)]
-    pub questeval_qg_model: Option<PathBuf>,
-    /// QuestEval: T5 QA model directory (with an "unanswerable" token).
-    #[arg(long)]
-    pub questeval_qa_model: Option<PathBuf>,
-    /// QuestEval: BERTScore token-embedding model directory (onnx/export_embedding.py; reference:
-    /// bert-base-multilingual-cased, layer 9). Adds the `questeval*` columns (all three
-    /// components, as published); without it they are null and only `questeval_f1*` are computed.
-    #[arg(long)]
-    pub bertscore_model: Option<PathBuf>,
-    /// QAFactEval: BART question-generation model directory.
-    #[arg(long)]
-    pub qafacteval_qg_model: Option<PathBuf>,
-    /// QAFactEval: LERC-QuIP regressor directory (onnx/export_hf.py on quip-512-mocha). Adds
-    /// `qafacteval_lerc` (raw, about 0-5) and `qafacteval_lerc_norm` ([0, 1]); null without it.
-    #[arg(long)]
-    pub lerc_model: Option<PathBuf>,
-    /// QAFactEval and cloze: extractive QA model directory.
-    #[arg(long)]
-    pub extractive_qa_model: Option<PathBuf>,
-    /// QA metrics: answer selection: auto (spaCy sidecar when installed, else rules), spacy, rules.
-    #[arg(long = "answers", value_enum)]
-    pub qa_answers: Option<AnswerSelection>,
-}
-
 impl MetricUnit for Qa {
     type Options = QaConfig;
-    #[cfg(feature = "cli")]
-    type Args = QaArgs;
     const METRICS: &'static [&'static MetricInfo] = &[&QUESTEVAL, &QAFACTEVAL, &CLOZE];
     const COMPILED_IN: bool = cfg!(feature = "qa");
 
@@ -190,28 +153,8 @@ impl MetricUnit for Qa {
         vec![ExplainBlock::Questions { title: title.into(), questions }]
     }
 
-    #[cfg(feature = "cli")]
-    fn apply_args(a: &QaArgs, o: &mut QaConfig) {
-        let set = |dst: &mut Option<PathBuf>, src: &Option<PathBuf>| {
-            if src.is_some() {
-                dst.clone_from(src);
-            }
-        };
-        set(&mut o.questeval_qg_model, &a.questeval_qg_model);
-        set(&mut o.questeval_qa_model, &a.questeval_qa_model);
-        set(&mut o.bertscore_model, &a.bertscore_model);
-        set(&mut o.qafacteval_qg_model, &a.qafacteval_qg_model);
-        set(&mut o.lerc_model, &a.lerc_model);
-        set(&mut o.extractive_qa_model, &a.extractive_qa_model);
-        if let Some(s) = a.qa_answers {
-            o.answers = s;
-        }
-    }
-
-    #[cfg(feature = "cli")]
-    fn flag_metrics(id: &str) -> &'static [&'static str] {
-        // The flag ids are the option field names, but for `qa_answers` (all metrics).
-        QaConfig::field_metrics(id)
+    fn option_metrics(field: &str) -> &'static [&'static str] {
+        QaConfig::field_metrics(field)
     }
 }
 
