@@ -126,7 +126,7 @@ mod imp {
     /// Builds AlignScore: model directory (default `$FACTPICO_HOME/models/alignscore-base`),
     /// mode, words per chunk, maximum length, batch size, threads, device.
     pub(super) fn build(options: &AlignScoreConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
-        let dir = resolve_model_dir("alignscore", "alignscore.model", "--alignscore-model", options.model.as_deref(), "alignscore-base")?;
+        let dir = resolve_model_dir("alignscore", "alignscore.model", options.model.as_deref(), "alignscore-base")?;
         let mut o = AlignScoreOptions {
             mode: options.mode,
             max_length: options.max_length,

@@ -132,19 +132,19 @@ mod imp {
     /// arcs from `arcs` or the spaCy sidecar.
     pub(super) fn build(m: &DaeConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let model = match (&m.model, &m.nli_model) {
-            (Some(d), None) => DaeModel::Electra(resolve_model_dir("dae", "dae.model", "--dae-model", Some(d), "dae-xsum")?),
-            (None, Some(d)) => DaeModel::ZeroShotNli(resolve_model_dir("dae", "dae.nli_model", "--dae-nli-model", Some(d), "dae-xsum")?),
+            (Some(d), None) => DaeModel::Electra(resolve_model_dir("dae", "dae.model", Some(d), "dae-xsum")?),
+            (None, Some(d)) => DaeModel::ZeroShotNli(resolve_model_dir("dae", "dae.nli_model", Some(d), "dae-xsum")?),
             (Some(_), Some(_)) => {
                 return Err(Error::init(
                     "dae",
-                    "give either --dae-model (ELECTRA arc model) or --dae-nli-model (zero-shot NLI), not both",
+                    "set either `dae.model` (ELECTRA arc model) or `dae.nli_model` (zero-shot NLI), not both",
                 ))
             }
             (None, None) => {
                 return Err(Error::MissingOption {
                     metric: "dae".into(),
-                    what: "a model: --dae-model DIR (an ELECTRA DAE checkpoint exported with onnx/export_dae.py) or \
-                           --dae-nli-model DIR (any NLI cross-encoder, zero-shot DAE-style variant; see docs/dae.md)"
+                    what: "a model: `dae.model` (an ELECTRA DAE checkpoint exported with onnx/export_dae.py) or \
+                           `dae.nli_model` (any NLI cross-encoder, zero-shot DAE-style variant; see docs/dae.md)"
                         .into(),
                 })
             }
@@ -158,16 +158,16 @@ mod imp {
                 o.parser = Some(factpico_nlp::open_arcs(path).map_err(|e| Error::init("dae", e))?);
             }
             (Some(DaeParser::Spacy), Some(_)) => {
-                return Err(Error::init("dae", "--parser spacy and --arcs FILE exclude each other"))
+                return Err(Error::init("dae", "`dae.parser` spacy and `dae.arcs` exclude each other"))
             }
             (Some(p @ (DaeParser::Conllu | DaeParser::Json)), None) => {
                 let name = if p == DaeParser::Conllu { "conllu" } else { "json" };
-                return Err(Error::init("dae", format!("--parser {name} needs --arcs FILE with the pre-parsed arcs")));
+                return Err(Error::init("dae", format!("`dae.parser` {name} needs `dae.arcs`: a file with the pre-parsed arcs")));
             }
         }
         if o.parser.is_none() {
             // Arcs from the spaCy sidecar: fail now, not on every row, when it cannot start.
-            check_sidecar("dae", "pass --arcs FILE")?;
+            check_sidecar("dae", "set `dae.arcs` to a file of pre-parsed arcs")?;
         }
         o.multi_sentence = m.multi_sentence;
         if let Some(b) = runtime.batch_size {

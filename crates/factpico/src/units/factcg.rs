@@ -170,7 +170,7 @@ mod imp {
     /// claim mode, aggregation, threshold, chunk size, batch size (default 4), threads, device.
     pub(super) fn build(options: &FactCgConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = FACTCG.name;
-        let dir = resolve_model_dir(name, "factcg.model", "--factcg-model", options.model.as_deref(), "factcg-deberta-v3-large")?;
+        let dir = resolve_model_dir(name, "factcg.model", options.model.as_deref(), "factcg-deberta-v3-large")?;
         let defaults = FactCgOptions::default();
         let mut o = FactCgOptions {
             claim: options.claim,

@@ -167,7 +167,7 @@ mod imp {
     /// claim modes, aggregation, threshold, limits, batch size (default 4), threads, device.
     pub(super) fn build(options: &HhemConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = HHEM.name;
-        let dir = resolve_model_dir(name, "hhem.model", "--hhem-model", options.model.as_deref(), "hhem-2.1-open")?;
+        let dir = resolve_model_dir(name, "hhem.model", options.model.as_deref(), "hhem-2.1-open")?;
         let defaults = HhemOptions::default();
         let mut o = HhemOptions {
             premise: options.premise,

@@ -162,7 +162,7 @@ mod imp {
     pub(super) fn build(options: &MiniCheckConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = MINICHECK.name;
         let default = format!("minicheck-{}", options.checker.unwrap_or_default().as_str());
-        let dir = resolve_model_dir(name, "minicheck.model", "--minicheck-model", options.model.as_deref(), &default)?;
+        let dir = resolve_model_dir(name, "minicheck.model", options.model.as_deref(), &default)?;
         let mut o = MiniCheckOptions {
             claim: options.claim,
             aggregation: options.aggregation,
@@ -181,7 +181,7 @@ mod imp {
                 return Err(Error::init(
                     name,
                     format!(
-                        "--minicheck-checker {want} does not match the model directory {}, which holds the {} checker",
+                        "`minicheck.checker` {want} does not match the model directory {}, which holds the {} checker",
                         dir.display(),
                         checker.variant()
                     ),

@@ -25,11 +25,12 @@ fn is_bare_name(given: &Path) -> bool {
 /// `given` is a bare name, the installed catalogue model of that name
 /// (`$FACTPICO_HOME/models/NAME`); with no value, the metric's default catalogue model
 /// `default_name`. The one "model missing" error of every model-based unit: it names the
-/// option (`option`, and `flag` on the command line) and the `factpico models pull` command.
+/// option by its path in backticks (`` `summac.model` ``; the command line shows its flag
+/// instead) and the `factpico models pull` command.
 ///
 /// # Errors
 /// [`Error::MissingOption`] when nothing is installed or found there.
-pub(crate) fn resolve_model_dir(metric: &str, option: &str, flag: &str, given: Option<&Path>, default_name: &str) -> Result<PathBuf> {
+pub(crate) fn resolve_model_dir(metric: &str, option: &str, given: Option<&Path>, default_name: &str) -> Result<PathBuf> {
     let missing = |what: String| Err(Error::MissingOption { metric: metric.into(), what });
     let store = factpico_runtime::default_models_dir();
     match given {
@@ -42,17 +43,17 @@ pub(crate) fn resolve_model_dir(metric: &str, option: &str, flag: &str, given: O
             }
             missing(format!(
                 "a model: `{name}` does not exist as a directory and is not an installed model ({} does not exist; \
-                 option `{option}`, {flag} DIR|NAME); install it with `factpico models pull {name}` (`factpico models \
+                 option `{option}`: a directory or an installed model's name); install it with `factpico models pull {name}` (`factpico models \
                  list` shows the catalogue)",
                 installed.display()
             ))
         }
         Some(d) if d.exists() => missing(format!(
-            "a model directory: `{}` is not a directory (option `{option}`, {flag} DIR; a model directory holds \
-             model.onnx, tokenizer.json and factpico.json)",
+            "a model directory: `{}` is not a directory (option `{option}`; a model directory holds model.onnx, \
+             tokenizer.json and factpico.json)",
             d.display()
         )),
-        Some(d) => missing(format!("a model directory: `{}` does not exist (option `{option}`, {flag} DIR)", d.display())),
+        Some(d) => missing(format!("a model directory: `{}` does not exist (option `{option}`)", d.display())),
         None => {
             let installed = default_model_dir(default_name);
             if installed.is_dir() {
@@ -60,7 +61,7 @@ pub(crate) fn resolve_model_dir(metric: &str, option: &str, flag: &str, given: O
             }
             missing(format!(
                 "a model: the default model `{default_name}` is not installed ({} does not exist); install it with \
-                 `factpico models pull {default_name}`, or pass {flag} DIR|NAME (option `{option}`; models in {})",
+                 `factpico models pull {default_name}`, or set `{option}` to a model directory or name (models in {})",
                 installed.display(),
                 store.display()
             ))
@@ -68,13 +69,14 @@ pub(crate) fn resolve_model_dir(metric: &str, option: &str, flag: &str, given: O
     }
 }
 
-/// The directory of `dir`, checked to exist; [`Error::MissingOption`] naming `flag` and
-/// `what` when not given, [`Error::Init`] when it does not exist.
-pub(crate) fn require_dir(metric: &str, dir: Option<&PathBuf>, flag: &str, what: &str, doc: &str) -> Result<PathBuf> {
+/// The directory of `dir`, checked to exist; [`Error::MissingOption`] naming the option
+/// (its path, `` `qa.lerc_model` ``) and `what` when not given, [`Error::Init`] when it does
+/// not exist.
+pub(crate) fn require_dir(metric: &str, dir: Option<&PathBuf>, option: &str, what: &str, doc: &str) -> Result<PathBuf> {
     match dir {
         Some(d) if d.exists() => Ok(d.clone()),
-        Some(d) => Err(Error::init(metric, format!("{flag} {}: directory does not exist", d.display()))),
-        None => Err(Error::MissingOption { metric: metric.into(), what: format!("{flag} DIR ({what}; see {doc})") }),
+        Some(d) => Err(Error::init(metric, format!("`{option}` {}: directory does not exist", d.display()))),
+        None => Err(Error::MissingOption { metric: metric.into(), what: format!("`{option}` DIR ({what}; see {doc})") }),
     }
 }
 

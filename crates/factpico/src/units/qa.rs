@@ -15,7 +15,7 @@ use crate::Result;
 /// with a BERTScore model, `questeval*` (the reference's three components).
 pub static QUESTEVAL: MetricInfo = MetricInfo::new(
     "questeval",
-    "QuestEval: T5 QG on each text, T5 QA (with answerability) on the other; answerability, token F1 and (with --bertscore-model) BERTScore, precision and recall averaged",
+    "QuestEval: T5 QG on each text, T5 QA (with answerability) on the other; answerability, token F1 and (with `qa.bertscore_model`) BERTScore, precision and recall averaged",
     "ThomasScialom/QuestEval 241a1aa (questeval 0.2.4), questeval/questeval_metric.py; questeval_f1: list_scores=('answerability','f1'); questeval: ('answerability','bertscore','f1') with bert_score 0.3.9",
     &[
         ColumnInfo::new(
@@ -31,13 +31,13 @@ pub static QUESTEVAL: MetricInfo = MetricInfo::new(
             .range(Some(0.0), Some(1.0)),
         ColumnInfo::new(
             "questeval",
-            "QuestEval with all three components (answerability, BERTScore, F1) as published; null without --bertscore-model",
+            "QuestEval with all three components (answerability, BERTScore, F1) as published; null without `qa.bertscore_model`",
             Hi,
         )
         .range(Some(0.0), Some(1.0)),
-        ColumnInfo::new("questeval_precision", "precision direction with BERTScore; null without --bertscore-model", Hi)
+        ColumnInfo::new("questeval_precision", "precision direction with BERTScore; null without `qa.bertscore_model`", Hi)
             .range(Some(0.0), Some(1.0)),
-        ColumnInfo::new("questeval_recall", "recall direction with BERTScore; null without --bertscore-model", Hi)
+        ColumnInfo::new("questeval_recall", "recall direction with BERTScore; null without `qa.bertscore_model`", Hi)
             .range(Some(0.0), Some(1.0)),
     ],
 )
@@ -46,7 +46,7 @@ pub static QUESTEVAL: MetricInfo = MetricInfo::new(
 /// QAFactEval registry entry (answer overlap; LERC-QuIP with a LERC-QuIP model).
 pub static QAFACTEVAL: MetricInfo = MetricInfo::new(
     "qafacteval",
-    "QAFactEval-style: BART QG on summary noun chunks, consistency filter, extractive QA on the abstract, answer overlap and (with --lerc-model) LERC-QuIP",
+    "QAFactEval-style: BART QG on summary noun chunks, consistency filter, extractive QA on the abstract, answer overlap and (with `qa.lerc_model`) LERC-QuIP",
     "salesforce/QAFactEval 645686a (qafacteval.py, lerc_quip.py) + danieldeutsch/qaeval dd72731 (f1 / em keys)",
     &[
         ColumnInfo::new(
@@ -61,10 +61,10 @@ pub static QAFACTEVAL: MetricInfo = MetricInfo::new(
             .range(Some(0.0), Some(1.0)),
         ColumnInfo::new(
             "qafacteval_lerc",
-            "QAFactEval's headline lerc_quip: mean LERC-QuIP score over consistent questions (0 for unanswered), raw (about 0-5, not clipped); null without --lerc-model",
+            "QAFactEval's headline lerc_quip: mean LERC-QuIP score over consistent questions (0 for unanswered), raw (about 0-5, not clipped); null without `qa.lerc_model`",
             Hi,
         ),
-        ColumnInfo::new("qafacteval_lerc_norm", "clamp(qafacteval_lerc, 0, 5) / 5; null without --lerc-model", Hi)
+        ColumnInfo::new("qafacteval_lerc_norm", "clamp(qafacteval_lerc, 0, 5) / 5; null without `qa.lerc_model`", Hi)
             .range(Some(0.0), Some(1.0)),
     ],
 )
@@ -215,7 +215,7 @@ mod imp {
         match choice {
             AnswerSelection::Rules => Ok((AnswerSelector::Rules, "rules")),
             AnswerSelection::Spacy => {
-                check_sidecar(metric, "use --answers rules")?;
+                check_sidecar(metric, "set `qa.answers` to rules")?;
                 Ok((spacy(), "spacy"))
             }
             AnswerSelection::Auto => {
@@ -232,14 +232,14 @@ mod imp {
     fn optional_model(
         name: &str,
         dir: Option<&PathBuf>,
-        flag: &str,
+        option: &str,
         what: &str,
         reference: &str,
     ) -> Result<(Option<PathBuf>, serde_json::Value)> {
         if dir.is_none() {
             return Ok((None, serde_json::Value::Null));
         }
-        let d = require_dir(name, dir, flag, what, DOC)?;
+        let d = require_dir(name, dir, option, what, DOC)?;
         let provenance =
             serde_json::json!({ "model": d, "model_sha256": graphs_sha256(name, &d)?, "reference": reference });
         Ok((Some(d), provenance))
@@ -259,21 +259,21 @@ mod imp {
                 let qg = require_dir(
                     name,
                     m.questeval_qg_model.as_ref(),
-                    "--questeval-qg-model",
+                    "qa.questeval_qg_model",
                     "a T5 question-generation export",
                     DOC,
                 )?;
                 let qa = require_dir(
                     name,
                     m.questeval_qa_model.as_ref(),
-                    "--questeval-qa-model",
+                    "qa.questeval_qa_model",
                     "a T5 QA export with an unanswerable token",
                     DOC,
                 )?;
                 let (bert, bert_provenance) = optional_model(
                     name,
                     m.bertscore_model.as_ref(),
-                    "--bertscore-model",
+                    "qa.bertscore_model",
                     "a token-embedding export",
                     "bert_score 0.3.9 (idf=False, no rescaling, batch 64)",
                 )?;
@@ -295,21 +295,21 @@ mod imp {
                 let qg = require_dir(
                     name,
                     m.qafacteval_qg_model.as_ref(),
-                    "--qafacteval-qg-model",
+                    "qa.qafacteval_qg_model",
                     "a BART question-generation export",
                     DOC,
                 )?;
                 let qa = require_dir(
                     name,
                     m.extractive_qa_model.as_ref(),
-                    "--extractive-qa-model",
+                    "qa.extractive_qa_model",
                     "an extractive QA export",
                     DOC,
                 )?;
                 let (lerc, lerc_provenance) = optional_model(
                     name,
                     m.lerc_model.as_ref(),
-                    "--lerc-model",
+                    "qa.lerc_model",
                     "a LERC-QuIP export",
                     "salesforce/QAFactEval 645686a lerc_quip.py",
                 )?;
@@ -330,7 +330,7 @@ mod imp {
                 let qa = require_dir(
                     name,
                     m.extractive_qa_model.as_ref(),
-                    "--extractive-qa-model",
+                    "qa.extractive_qa_model",
                     "an extractive QA export",
                     DOC,
                 )?;
@@ -362,9 +362,9 @@ mod imp {
 
     /// Null reason of the BERTScore columns without a BERTScore model.
     const NO_BERTSCORE: &str =
-        "no --bertscore-model: QuestEval's BERTScore component is not computed (see questeval_f1)";
+        "no `qa.bertscore_model`: QuestEval's BERTScore component is not computed (see questeval_f1)";
     /// Null reason of the LERC-QuIP columns without a LERC-QuIP model.
-    const NO_LERC: &str = "no --lerc-model: LERC-QuIP is not computed";
+    const NO_LERC: &str = "no `qa.lerc_model`: LERC-QuIP is not computed";
 
     /// A direction's score with answerability and F1 only (QuestEval `_base_score` with
     /// `list_scores=('answerability', 'f1')`): the mean of the two component means.

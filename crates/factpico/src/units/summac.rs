@@ -287,7 +287,7 @@ mod imp {
         runtime: &RuntimeOptions,
     ) -> Result<Box<dyn Metric>> {
         let name = metric.name;
-        let dir = resolve_model_dir(name, "summac.model", "--summac-model", options.model.as_deref(), "summac-vitc")?;
+        let dir = resolve_model_dir(name, "summac.model", options.model.as_deref(), "summac-vitc")?;
         let mut o = SummacOptions {
             granularity: Granularities {
                 document: options.document_granularity.unwrap_or(options.granularity),
