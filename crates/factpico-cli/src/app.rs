@@ -134,8 +134,15 @@ where
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
             // Errors quote ids, texts and server messages: escaped for the terminal.
-            // Library messages name options by field; the user typed flags (`flags`).
-            eprintln!("error: {}", crate::term::escape_controls(&crate::flags::for_cli(&format!("{e:#}"))));
+            // Library messages name options by field; the user typed flags (`flags`: each
+            // command's own table).
+            let message = format!("{e:#}");
+            let message = match &cli.cmd {
+                Cmd::MetaEval(_) => crate::flags::for_meta_eval(&message),
+                Cmd::Report(_) => crate::flags::for_report(&message),
+                _ => crate::flags::for_cli(&message),
+            };
+            eprintln!("error: {}", crate::term::escape_controls(&message));
             2
         }
     }

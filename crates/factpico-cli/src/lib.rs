@@ -41,3 +41,6 @@ mod app;
 
 pub use app::run;
 pub use meta_eval_args::MetaEvalArgs;
+/// The message of a `factpico-metaeval` error or warning as `factpico meta-eval` prints it:
+/// the library's option fields (`` `allow_missing` ``) replaced by the command's flags.
+pub use flags::for_meta_eval;

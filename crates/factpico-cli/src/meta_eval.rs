@@ -30,7 +30,7 @@ pub fn run(a: &MetaEvalArgs) -> Result<i32> {
             .context("cannot write the report to standard output")?;
     }
     for w in &out.warnings {
-        eprintln!("warning: {}", escape_controls(w));
+        eprintln!("warning: {}", escape_controls(&crate::flags::for_meta_eval(w)));
     }
     for p in &out.written {
         eprintln!("wrote {}", crate::term::path(p));

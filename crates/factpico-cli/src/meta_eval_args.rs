@@ -35,6 +35,7 @@ pub enum FormatArg {
     /// TSV with a header; cells literal, quotes included.
     Tsv,
     /// TSV with CSV-style quoting (as pandas' to_csv(sep="\t") writes it).
+    #[value(alias = "tsv_quoted")]
     TsvQuoted,
 }
 
@@ -69,7 +70,7 @@ pub struct MetaEvalArgs {
     #[arg(long, value_delimiter = ',')]
     pub metrics: Vec<String>,
     /// Levels to report.
-    #[arg(long, value_enum, default_value = "both")]
+    #[arg(id = "levels", long = "level", value_name = "LEVEL", value_enum, default_value = "both")]
     pub level: LevelArg,
     /// Bootstrap resamples for 95% CIs (items resampled with all their systems); 0 = none, else at least 100.
     #[arg(long, default_value_t = 0)]
@@ -93,31 +94,31 @@ pub struct MetaEvalArgs {
     #[arg(long)]
     pub allow_missing: bool,
     /// Direction override, COLUMN=lower|higher (repeatable or comma-separated); default from the metric registry.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(id = "directions", long = "direction", value_name = "DIRECTION", value_delimiter = ',')]
     pub direction: Vec<String>,
     /// Human aspects where lower is better (e.g. error or omission counts), comma-separated; they are negated too.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(id = "aspect_directions", long = "lower-is-better-aspects", value_name = "LOWER_IS_BETTER_ASPECTS", value_delimiter = ',')]
     pub lower_is_better_aspects: Vec<String>,
     /// Declared scale LO,HI of the human aspects for the KL normalisation (default: observed range), e.g. 1,4.
     #[arg(long, value_parser = parse_range)]
     pub human_range: Option<(f64, f64)>,
     /// Output formats written to --out-dir: md,csv,json.
-    #[arg(long, default_value = "md,csv,json")]
+    #[arg(id = "formats", long = "format", value_name = "FORMAT", default_value = "md,csv,json")]
     pub format: String,
     /// Directory for NAME.md/.csv/.json (NAME from --name). Without it, the Markdown report goes to stdout.
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
     /// File stem of the outputs (a plain file name: no path separators, not `.`/`..`).
-    #[arg(long, default_value = "meta-eval")]
+    #[arg(id = "stem", long = "name", value_name = "NAME", default_value = "meta-eval")]
     pub name: String,
     /// Directory for plots (scatter_ASPECT and distribution_ASPECT, .svg/.png).
     #[arg(long)]
     pub plots: Option<PathBuf>,
     /// Plot formats: svg,png.
-    #[arg(long, value_delimiter = ',', default_value = "svg,png")]
+    #[arg(id = "plots.formats", long = "plot-format", value_name = "PLOT_FORMAT", value_delimiter = ',', default_value = "svg,png")]
     pub plot_format: Vec<String>,
     /// Aspects to plot (default: all evaluated aspects).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(id = "plots.aspects", long = "plot-aspects", value_name = "PLOT_ASPECTS", value_delimiter = ',')]
     pub plot_aspects: Vec<String>,
     /// Format of the scores file (default: from its extension).
     #[arg(long, value_enum)]
@@ -129,10 +130,10 @@ pub struct MetaEvalArgs {
     #[arg(long)]
     pub kappa: bool,
     /// --kappa: one column per annotator (comma-separated); one kappa over them.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(id = "KappaLayout::Annotators", long = "annotators", value_name = "ANNOTATORS", value_delimiter = ',')]
     pub annotators: Vec<String>,
     /// --kappa: columns each packing an item's labels with --kappa-sep (e.g. population_ratings = 4|3|4); one kappa each.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(id = "KappaLayout::Packed", long = "kappa-columns", value_name = "KAPPA_COLUMNS", value_delimiter = ',')]
     pub kappa_columns: Vec<String>,
     /// --kappa: separator of packed labels.
     #[arg(long, default_value = "|")]
@@ -156,6 +157,8 @@ pub fn parse_range(s: &str) -> Result<(f64, f64), String> {
     Ok((lo, hi))
 }
 
+/// An invalid option, named by its arg id (the library's field name, as its own errors name
+/// it): printed through `flags::for_meta_eval`, which gives the flag.
 fn invalid(option: &'static str, message: impl Into<String>) -> Error {
     Error::InvalidOption { option, message: message.into() }
 }
@@ -166,7 +169,7 @@ fn plot_formats(v: &[String]) -> Result<Vec<PlotFormat>> {
         let p = match f.as_str() {
             "svg" => PlotFormat::Svg,
             "png" => PlotFormat::Png,
-            other => return Err(invalid("--plot-format", format!("unknown format `{other}` (use svg, png)"))),
+            other => return Err(invalid("plots.formats", format!("unknown format `{other}` (use svg, png)"))),
         };
         if !out.contains(&p) {
             out.push(p);
@@ -219,17 +222,17 @@ impl MetaEvalArgs {
     /// [`Error::InvalidOption`] for missing or malformed arguments.
     pub fn run_options(&self) -> Result<RunOptions> {
         let Some(scores) = self.scores.clone() else {
-            return Err(invalid("--scores", "--scores FILE is required (or --kappa for inter-annotator agreement)"));
+            return Err(invalid("scores", "--scores FILE is required (or --kappa for inter-annotator agreement)"));
         };
         if self.metrics.is_empty() {
-            return Err(invalid("--metrics", "required: the metric columns of the scores file, e.g. --metrics rougeL,delta_fkgl"));
+            return Err(invalid("metrics", "required: the metric columns of the scores file, e.g. --metrics rougeL,delta_fkgl"));
         }
         if self.aspects.is_empty() {
-            return Err(invalid("--aspects", "required: the human rating columns of the ratings file, e.g. --aspects avg_pio"));
+            return Err(invalid("aspects", "required: the human rating columns of the ratings file, e.g. --aspects avg_pio"));
         }
         if (1..MIN_BOOTSTRAP).contains(&self.bootstrap) {
             return Err(invalid(
-                "--bootstrap",
+                "bootstrap",
                 format!(
                     "{} resamples cannot give a percentile interval; use 0 (no intervals) or at least {MIN_BOOTSTRAP} (1000 recommended)",
                     self.bootstrap
@@ -287,14 +290,14 @@ impl MetaEvalArgs {
 
     fn kappa_mode(&self) -> Result<CliOutput> {
         let Some(k) = self.categories else {
-            return Err(invalid("--categories", "--kappa needs --categories K (the number of labels annotators chose from, e.g. 4)"));
+            return Err(invalid("categories", "--kappa needs --categories K (the number of labels annotators chose from, e.g. 4)"));
         };
         let layout = match (self.annotators.is_empty(), self.kappa_columns.is_empty()) {
             (false, true) => KappaLayout::Annotators { columns: self.annotators.clone() },
             (true, false) => KappaLayout::Packed { columns: self.kappa_columns.clone(), separator: self.kappa_sep },
             _ => {
                 return Err(invalid(
-                    "--kappa",
+                    "kappa",
                     "needs exactly one of --annotators A,B,C (one column per annotator) or --kappa-columns C1,C2 (packed labels)",
                 ))
             }
@@ -345,7 +348,7 @@ fn check_name(name: &str) -> Result<()> {
         || name.chars().any(char::is_control);
     if bad {
         return Err(invalid(
-            "--name",
+            "stem",
             format!("{name:?} is not a plain file name (the outputs are --out-dir/NAME.md/.csv/.json); e.g. --name shaib"),
         ));
     }
@@ -366,8 +369,8 @@ mod tests {
     #[test]
     fn names_that_leave_the_out_dir_are_refused() {
         for bad in ["../x", "a/b", "..", ".", "", "a\\b"] {
-            let e = args(&["--name", bad]).execute().unwrap_err();
-            assert!(e.to_string().contains("--name"), "{bad:?}: {e}");
+            let e = crate::flags::for_meta_eval(&args(&["--name", bad]).execute().unwrap_err().to_string()).into_owned();
+            assert!(e.starts_with("invalid option --name: "), "{bad:?}: {e}");
         }
         // A plain name passes the check and fails later, on the missing scores file.
         let e = args(&["--name", "shaib.v2"]).execute().unwrap_err();
@@ -409,8 +412,8 @@ mod tests {
     #[test]
     fn too_few_bootstrap_resamples_are_refused() {
         for n in ["1", "2", "99"] {
-            let e = args(&["--bootstrap", n]).run_options().unwrap_err();
-            assert!(e.to_string().contains("--bootstrap"), "{n}: {e}");
+            let e = crate::flags::for_meta_eval(&args(&["--bootstrap", n]).run_options().unwrap_err().to_string()).into_owned();
+            assert!(e.starts_with("invalid option --bootstrap: "), "{n}: {e}");
         }
         assert!(args(&["--bootstrap", "0"]).run_options().unwrap().eval.bootstrap.is_none());
         assert_eq!(args(&["--bootstrap", "100"]).run_options().unwrap().eval.bootstrap.unwrap().n_resamples, 100);

@@ -259,7 +259,7 @@ fn import_refuses_foreign_or_altered_results_and_skips_failed_lines() {
     let o = import(d, &d.join("forged.jsonl"), None, &cache);
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("forged.jsonl line 2") && stderr.contains("was not exported from the cache"), "{stderr}");
+    assert!(stderr.contains("forged.jsonl line 2") && stderr.contains("was not exported from the cache") && stderr.contains("the export used, --llm-cache)"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 
     // A request file edited before it was run: the answer is not the exported request's.

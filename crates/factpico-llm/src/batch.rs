@@ -205,7 +205,7 @@ pub fn import(cache: &Cache, results: &Path, requests: Option<&Path>) -> Result<
                 results,
                 n,
                 format!(
-                    "custom_id {id} was not exported from the cache {} (`factpico llm batch export` records what it exports: import into the cache the export used, --llm-cache)",
+                    "custom_id {id} was not exported from the cache {} (`factpico llm batch export` records what it exports: import into the cache the export used, `llm.runtime.cache`)",
                     cache.path().display()
                 ),
             ));

@@ -17,7 +17,7 @@ pub use factpico::Direction;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DirectionSource {
-    /// Given by the user (`--direction col=lower`).
+    /// Given by the user ([`EvalOptions::directions`](crate::EvalOptions::directions), e.g. from `col=lower`).
     Override,
     /// From the factpico metric registry (`factpico::column_info`).
     Registry,
@@ -36,8 +36,8 @@ pub struct MetricDirection {
     pub source: DirectionSource,
 }
 
-/// Parses `--direction` specs `col=lower` / `col=higher` (also `low`,
-/// `high`, `lower-is-better`, `higher-is-better`, `-`, `+`).
+/// Parses direction specs `col=lower` / `col=higher` (also `low`, `high`, `lower-is-better`,
+/// `higher-is-better`, `-`, `+`) into [`EvalOptions::directions`](crate::EvalOptions::directions).
 ///
 /// # Errors
 /// [`Error::InvalidOption`] for a spec without `=`, an empty column or an
@@ -46,7 +46,7 @@ pub fn parse_overrides<S: AsRef<str>>(specs: &[S]) -> Result<BTreeMap<String, Di
     let mut out = BTreeMap::new();
     for spec in specs {
         let spec = spec.as_ref();
-        let bad = |message: String| Error::InvalidOption { option: "--direction", message };
+        let bad = |message: String| Error::InvalidOption { option: "directions", message };
         let (col, dir) = spec
             .split_once('=')
             .ok_or_else(|| bad(format!("`{spec}`: expected COLUMN=lower or COLUMN=higher")))?;

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
-    /// The metric scores file (`--scores`).
+    /// The metric scores file ([`RunOptions::scores`](crate::RunOptions::scores)).
     Scores,
-    /// The human ratings file (`--ratings`).
+    /// The human ratings file ([`RunOptions::ratings`](crate::RunOptions::ratings)).
     Ratings,
 }
 
@@ -124,7 +124,7 @@ pub enum Error {
         row: usize,
         /// Where both are in the file (`lines 3 and 17`, `elements 3 and 17`).
         place: String,
-        /// Extra advice (e.g. to pass `--system-col`).
+        /// Extra advice (e.g. to set `system_col`).
         hint: String,
     },
     /// A cell of a numeric column is neither a number nor a missing marker.
@@ -145,7 +145,7 @@ pub enum Error {
     #[error("{0}")]
     Unjoined(Box<crate::join::Unjoined>),
     /// No row joined at all.
-    #[error("no id of {scores} joins an id of {ratings}: check --scores-id / --ratings-id (e.g. scores ids {scores_examples}, ratings ids {ratings_examples})")]
+    #[error("no id of {scores} joins an id of {ratings}: check `scores_id` / `ratings_id` (e.g. scores ids {scores_examples}, ratings ids {ratings_examples})")]
     NothingJoined {
         /// The scores file.
         scores: PathBuf,
@@ -157,9 +157,13 @@ pub enum Error {
         ratings_examples: String,
     },
     /// A bad option value (direction spec, empty column list, unknown format, ...).
-    #[error("invalid option {option}: {message}")]
+    #[error("invalid option `{option}`: {message}")]
     InvalidOption {
-        /// The option (`--direction`, `--format`, ...).
+        /// The option, named by its field in the options it is set in ([`RunOptions`](crate::RunOptions),
+        /// [`JoinOptions`](crate::JoinOptions), [`EvalOptions`](crate::EvalOptions): `directions`,
+        /// `formats`, `human_range`, ...; `plots.aspects` for a field of
+        /// [`PlotOptions`](crate::plot::PlotOptions); `KappaLayout::Packed` for a kappa layout's
+        /// columns). A command line translates it to its flag.
         option: &'static str,
         /// What is wrong.
         message: String,

@@ -210,20 +210,20 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
     if let Some((lo, hi)) = opts.human_range {
         if !(lo.is_finite() && hi.is_finite() && lo < hi) {
             return Err(Error::InvalidOption {
-                option: "--human-range",
+                option: "human_range",
                 message: format!("[{lo}, {hi}] must be finite with lo < hi"),
             });
         }
     }
     if let Some(c) = opts.directions.keys().find(|c| !metrics.contains(c)) {
         return Err(Error::InvalidOption {
-            option: "--direction",
+            option: "directions",
             message: format!("`{c}` is not one of the evaluated metrics ({})", metrics.join(", ")),
         });
     }
     if let Some(c) = opts.aspect_directions.keys().find(|c| !aspects.contains(c)) {
         return Err(Error::InvalidOption {
-            option: "--lower-is-better-aspects",
+            option: "aspect_directions",
             message: format!("`{c}` is not one of the evaluated aspects ({})", aspects.join(", ")),
         });
     }
@@ -238,11 +238,11 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
     let mut system_means = Vec::new();
     let mut kl = Vec::new();
     for (metric, dir) in metrics.iter().zip(&directions) {
-        let raw = missing_column(&joined.metrics, metric)?;
+        let raw = missing_column(&joined.metrics, "metrics", metric)?;
         let sign = dir.direction.sign();
         let oriented: Vec<f64> = raw.iter().map(|v| v * sign).collect();
         for aspect in aspects {
-            let human_raw = missing_column(&joined.aspects, aspect)?;
+            let human_raw = missing_column(&joined.aspects, "aspects", aspect)?;
             let h_sign = aspect_direction(opts, aspect).sign();
             let human_oriented: Vec<f64> = human_raw.iter().map(|v| v * h_sign).collect();
             let human = &human_oriented;
@@ -270,7 +270,7 @@ pub fn evaluate(joined: &Joined, metrics: &[String], aspects: &[String], opts: &
                 aspect: aspect.clone(),
                 kl: kl_divergence_gaussian(&oriented, human, &kl_options(opts, aspect)).map_err(|e| match e {
                     factpico_stats::Error::OutOfRange { value, .. } => Error::InvalidOption {
-                        option: "--human-range",
+                        option: "human_range",
                         message: format!(
                             "aspect `{aspect}` has the value {} outside the declared scale",
                             value * h_sign
@@ -349,9 +349,10 @@ pub fn aspect_direction(opts: &EvalOptions, aspect: &str) -> Direction {
     opts.aspect_directions.get(aspect).copied().unwrap_or(Direction::HigherIsBetter)
 }
 
-fn missing_column<'a>(map: &'a BTreeMap<String, Vec<f64>>, col: &str) -> Result<&'a Vec<f64>> {
+/// `col` of `map`, which holds the columns of the option `option` (`metrics`, `aspects`).
+fn missing_column<'a>(map: &'a BTreeMap<String, Vec<f64>>, option: &'static str, col: &str) -> Result<&'a Vec<f64>> {
     map.get(col).ok_or_else(|| Error::InvalidOption {
-        option: "--metrics/--aspects",
+        option,
         message: format!("column `{col}` was not part of the join"),
     })
 }

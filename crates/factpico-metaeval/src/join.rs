@@ -79,7 +79,7 @@ impl std::fmt::Display for Unjoined {
                 self.ratings_examples.join(", ")
             ));
         }
-        write!(f, "{}; pass --allow-missing to evaluate the joined rows only", parts.join("; "))
+        write!(f, "{}; set `allow_missing` to evaluate the joined rows only", parts.join("; "))
     }
 }
 
@@ -127,7 +127,7 @@ impl JoinReport {
     pub fn missing_warning(&self) -> Option<String> {
         (self.scores_only + self.ratings_only > 0).then(|| {
             format!(
-                "{} scores rows and {} ratings rows did not join (--allow-missing); {} rows evaluated",
+                "{} scores rows and {} ratings rows did not join (`allow_missing`); {} rows evaluated",
                 self.scores_only, self.ratings_only, self.joined
             )
         })
@@ -197,7 +197,7 @@ fn keys<'a>(
             } else if sys_col.is_some() {
                 " (the system column exists in one file only, so it is not part of the join key)".into()
             } else {
-                " (if an id has several systems' outputs, name the system column with --system-col)".into()
+                " (if an id has several systems' outputs, name the system column with `system_col`)".into()
             };
             return Err(Error::DuplicateId {
                 side: t.side,
@@ -239,7 +239,7 @@ pub fn join(
     join_slim(&s, &r, metrics, aspects, opts)
 }
 
-/// The system column a join looks for: `--system-col`, else `system`.
+/// The system column a join looks for: `system_col`, else `system`.
 pub(crate) fn system_name(opts: &JoinOptions) -> String {
     opts.system_col.clone().unwrap_or_else(|| "system".into())
 }
@@ -254,10 +254,10 @@ pub(crate) fn join_slim(
     opts: &JoinOptions,
 ) -> Result<Joined> {
     if metrics.is_empty() {
-        return Err(Error::InvalidOption { option: "--metrics", message: "no metric column given".into() });
+        return Err(Error::InvalidOption { option: "metrics", message: "no metric column given".into() });
     }
     if aspects.is_empty() {
-        return Err(Error::InvalidOption { option: "--aspects", message: "no human aspect column given".into() });
+        return Err(Error::InvalidOption { option: "aspects", message: "no human aspect column given".into() });
     }
     for m in metrics {
         scores.require_column(m)?;
@@ -266,7 +266,7 @@ pub(crate) fn join_slim(
         ratings.require_column(a)?;
     }
     let sys_name = system_name(opts);
-    // Without an explicit --system-col, a `system` column that is empty everywhere (as in
+    // Without an explicit `system_col`, a `system` column that is empty everywhere (as in
     // `factpico score --csv` output of data without systems) means "no systems".
     let present = |t: &SlimTable| if opts.system_col.is_some() { t.has_column(&sys_name) } else { t.has_system_values() };
     let (in_s, in_r) = (present(scores), present(ratings));
@@ -419,7 +419,7 @@ mod tests {
         let r = t("id,h\na,1\n", Side::Ratings);
         let e = join(&s, &r, &v(&["m"]), &v(&["h"]), &JoinOptions::default()).unwrap_err();
         assert!(matches!(&e, Error::DuplicateId { first_row: 1, row: 2, .. }), "{e}");
-        assert!(e.to_string().contains("--system-col"));
+        assert!(e.to_string().contains("`system_col`"), "{e}");
         let s = t("id,m\na,1\n", Side::Scores);
         let e = join(&s, &r, &v(&["zz"]), &v(&["h"]), &JoinOptions::default()).unwrap_err();
         assert!(e.to_string().contains("has no column `zz` (available: id, m)"), "{e}");

@@ -75,7 +75,7 @@ pub fn kappa(table: &Table, layout: &KappaLayout, n_categories: usize) -> Result
         KappaLayout::Annotators { columns } => {
             if columns.len() < 2 {
                 return Err(Error::InvalidOption {
-                    option: "--annotators",
+                    option: "KappaLayout::Annotators",
                     message: "need at least 2 annotator columns".into(),
                 });
             }
@@ -91,7 +91,7 @@ pub fn kappa(table: &Table, layout: &KappaLayout, n_categories: usize) -> Result
         }
         KappaLayout::Packed { columns, separator } => {
             if columns.is_empty() {
-                return Err(Error::InvalidOption { option: "--kappa-columns", message: "no column given".into() });
+                return Err(Error::InvalidOption { option: "KappaLayout::Packed", message: "no column given".into() });
             }
             let mut out = Vec::new();
             for c in columns {

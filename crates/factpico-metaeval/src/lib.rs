@@ -142,7 +142,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput> {
 /// compared after resolving symlinks and `..`), before anything is written.
 ///
 /// # Errors
-/// [`Error::InvalidOption`] (`--out-dir/--name`) naming the clashing input.
+/// [`Error::InvalidOption`] (`out_dir`) naming the clashing input.
 pub fn refuse_overwriting_inputs(targets: &[PathBuf], inputs: &[&Path]) -> Result<()> {
     // One guard for every factpico writer: same file through any path, symlink or hard link.
     let mut guard = factpico_io::PathGuard::new();
@@ -152,8 +152,8 @@ pub fn refuse_overwriting_inputs(targets: &[PathBuf], inputs: &[&Path]) -> Resul
     for t in targets {
         if let Err(e) = guard.output(format!("the output {}", t.display()), t) {
             return Err(Error::InvalidOption {
-                option: "--out-dir/--name/--plots",
-                message: format!("{e}; choose another --name, --out-dir or --plots"),
+                option: "out_dir",
+                message: format!("{e}; choose another `stem`, `out_dir` or `plots`"),
             });
         }
     }

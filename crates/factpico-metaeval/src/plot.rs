@@ -534,7 +534,7 @@ pub fn file_stems(aspects: &[String]) -> Result<Vec<String>> {
         if let Some(other) = seen.insert(stem.to_lowercase(), a) {
             if other != a {
                 return Err(Error::InvalidOption {
-                    option: "--plot-aspects",
+                    option: "plots.aspects",
                     message: format!("the plots of aspects `{other}` and `{a}` would have the same file name ({stem}); rename one"),
                 });
             }
@@ -554,7 +554,7 @@ pub fn draw_all(joined: &Joined, result: &MetaEvalResult, opts: &PlotOptions) ->
     for aspect in &aspects {
         if !result.aspects.contains(aspect) {
             return Err(Error::InvalidOption {
-                option: "--plot-aspects",
+                option: "plots.aspects",
                 message: format!("`{aspect}` is not one of the evaluated aspects ({})", result.aspects.join(", ")),
             });
         }

@@ -45,7 +45,7 @@ impl OutputFormat {
                 "json" => OutputFormat::Json,
                 other => {
                     return Err(Error::InvalidOption {
-                        option: "--format",
+                        option: "formats",
                         message: format!("unknown format `{other}` (use md, csv, json)"),
                     })
                 }
@@ -55,7 +55,7 @@ impl OutputFormat {
             }
         }
         if out.is_empty() {
-            return Err(Error::InvalidOption { option: "--format", message: "no format given".into() });
+            return Err(Error::InvalidOption { option: "formats", message: "no format given".into() });
         }
         Ok(out)
     }
@@ -323,7 +323,7 @@ pub fn markdown(r: &MetaEvalResult) -> String {
         };
         let _ = write!(
             s,
-            " Not joined (--allow-missing): {}, {}.",
+            " Not joined (missing ids allowed): {}, {}.",
             side(j.scores_only, &j.scores_only_examples, "scores"),
             side(j.ratings_only, &j.ratings_only_examples, "ratings")
         );
@@ -334,7 +334,7 @@ pub fn markdown(r: &MetaEvalResult) -> String {
         .iter()
         .map(|d| {
             let src = match d.source {
-                DirectionSource::Override => "--direction",
+                DirectionSource::Override => "override",
                 DirectionSource::Registry => "registry",
                 DirectionSource::Assumed => "assumed: not in the registry",
             };

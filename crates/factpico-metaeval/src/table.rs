@@ -331,7 +331,7 @@ impl Table {
             if let Err(e) = res {
                 let literal = if !quoting && raw.contains(&b'"') {
                     " (TSV cells are read literally; if this file quotes its cells CSV-style, as pandas' \
-                     to_csv(sep='\\t') does, read it as tsv_quoted: --ratings-format / --scores-format tsv-quoted)"
+                     to_csv(sep='\\t') does, set `ratings_format` / `scores_format` to tsv_quoted)"
                 } else {
                     ""
                 };

@@ -194,7 +194,7 @@ fn join_errors_surface_through_run() {
     o.join.allow_missing = true;
     let out = run(&o).unwrap();
     assert_eq!(out.result.join.joined, 1);
-    assert!(out.markdown.contains("Not joined (--allow-missing): 17 scores rows"));
+    assert!(out.markdown.contains("Not joined (missing ids allowed): 17 scores rows"));
 }
 
 #[test]
@@ -278,7 +278,7 @@ fn lower_is_better_aspects_are_negated_and_overrides_are_checked() {
     bad.aspect_directions.insert("nope".into(), Direction::LowerIsBetter);
     assert!(evaluate(&j, &s(&["x"]), &s(&["errors"]), &bad).unwrap_err().to_string().contains("`nope` is not one of"));
     let bad = EvalOptions { directions: factpico_metaeval::parse_overrides(&["y=lower"]).unwrap(), ..EvalOptions::default() };
-    assert!(matches!(evaluate(&j, &s(&["x"]), &s(&["errors"]), &bad), Err(Error::InvalidOption { option: "--direction", .. })));
+    assert!(matches!(evaluate(&j, &s(&["x"]), &s(&["errors"]), &bad), Err(Error::InvalidOption { option: "directions", .. })));
 }
 
 #[test]

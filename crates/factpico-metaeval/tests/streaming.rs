@@ -110,9 +110,9 @@ fn factpico_rows_nulls_skips_drops_and_errors_are_kept() {
     let ratings2 = w("r2.csv", "id,system,h\na,S,1\nb,S,2\nc,S,3\nd,S,4\ne,S,1\n");
     let e = same(&opts(scores.clone(), ratings2, &["m"], &["h"], JoinOptions::default())).unwrap_err();
     assert!(e.contains("row 6, column `m`: `oops`"), "{e}");
-    // unjoined without --allow-missing, missing columns, duplicates, a JSON array
+    // unjoined without `allow_missing`, missing columns, duplicates, a JSON array
     let e = same(&opts(scores.clone(), ratings.clone(), &["m"], &["h"], JoinOptions::default())).unwrap_err();
-    assert!(e.contains("pass --allow-missing"), "{e}");
+    assert!(e.contains("set `allow_missing`"), "{e}");
     let e = same(&opts(scores.clone(), ratings.clone(), &["zz"], &["h"], allow.clone())).unwrap_err();
     assert!(e.contains("has no column `zz`"), "{e}");
     let dup = w("dup.jsonl", "{\"id\":\"a\",\"m\":1}\n\n{\"id\":\"a\",\"m\":2}\n");

@@ -59,7 +59,7 @@ pub struct ReportArgs {
     #[arg(long, value_delimiter = ',', requires = "ratings")]
     pub aspects: Vec<String>,
     /// Metric columns to meta-evaluate (default: the primary columns of the score file).
-    #[arg(long, value_delimiter = ',', requires = "ratings")]
+    #[arg(id = "metrics", long = "meta-metrics", value_name = "META_METRICS", value_delimiter = ',', requires = "ratings")]
     pub meta_metrics: Vec<String>,
     /// System column of the ratings (default: `system` where present); joins with the id.
     #[arg(long, requires = "ratings")]
@@ -68,7 +68,7 @@ pub struct ReportArgs {
     #[arg(long, requires = "ratings")]
     pub allow_missing: bool,
     /// Human aspects where lower is better, comma-separated.
-    #[arg(long, value_delimiter = ',', requires = "ratings")]
+    #[arg(id = "aspect_directions", long = "lower-is-better-aspects", value_name = "LOWER_IS_BETTER_ASPECTS", value_delimiter = ',', requires = "ratings")]
     pub lower_is_better_aspects: Vec<String>,
     /// Declared scale LO,HI of the human aspects (KL normalisation), e.g. 1,4.
     #[arg(long, value_parser = crate::meta_eval_args::parse_range, requires = "ratings")]
@@ -243,7 +243,7 @@ pub(crate) struct MetaEval {
     pub markdown: String,
     /// (aspect, scatter SVG) per aspect.
     pub scatter: Vec<(String, String)>,
-    /// Warnings (rows that did not join under --allow-missing).
+    /// Warnings (rows that did not join under --allow-missing), flags translated.
     pub warnings: Vec<String>,
 }
 
@@ -291,6 +291,6 @@ fn meta_eval(args: &ReportArgs, ratings: &Path, primary: &[String]) -> Result<Me
     for aspect in &run.result.aspects {
         scatter.push((aspect.clone(), me::plot::scatter_svg(&run.joined, &run.result, aspect, args.seed)?));
     }
-    let warnings = run.result.join.missing_warning().into_iter().collect();
+    let warnings = run.result.join.missing_warning().map(|w| crate::flags::for_report(&w).into_owned()).into_iter().collect();
     Ok(MetaEval { markdown: run.markdown, scatter, warnings })
 }
