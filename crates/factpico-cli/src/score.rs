@@ -266,7 +266,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         // Not part of the options: how long to wait for a start never changes a score.
         factpico_nlp::sidecar::set_default_startup_timeout(t);
     }
-    let scorer = Scorer::try_new(options)?;
+    let mut scorer = Scorer::try_new(options)?;
     let extra_fields = args.extra_fields(&scorer.row_inputs())?;
     let fields = args.fields.field_map(extra_fields);
     // The run's provenance records how the input was read (provenance.input), including the
@@ -274,12 +274,9 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     // references it by hash (`run`). A resumed run must reproduce it exactly: the options,
     // per metric its settings and model hashes (a model re-exported in place is a different
     // model), the input mapping and side-input contents, the engine.
-    let input_provenance = input::input_provenance(format, &fields, &named)?;
-    let mut provenance = scorer.provenance().clone();
-    if let Some(p) = provenance.as_object_mut() {
-        p.insert("input".into(), input_provenance);
-    }
-    let run = factpico::provenance_hash(&provenance);
+    scorer.set_input(Some(input::input_provenance(format, &fields, &named)?));
+    let provenance = scorer.provenance();
+    let run = scorer.run().to_owned();
     let mut records = input::open(&args.input, format, &fields)?;
 
     let mut summary = Summary::new(scorer.summary_columns().into_iter().map(str::to_owned).collect());
@@ -313,9 +310,9 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     let mut retry: Option<output::Finished> = None;
     let (mut writer, skip) = match (&out_path, args.resume) {
         (Some(out), _) if kind == OutKind::Parquet => {
-            let w = output::RowWriter::parquet(out, &scorer.columns(), &provenance)?;
+            let w = output::RowWriter::parquet(out, &scorer.columns(), provenance)?;
             if let Some(p) = &provenance_file {
-                output::write_provenance(p, &provenance)?;
+                output::write_provenance(p, provenance)?;
             }
             (w, 0)
         }
@@ -323,7 +320,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             // A finished output: its rows carrying failures are scored again, the
             // others kept byte for byte (checked against the input as they are copied).
             let prov_file = provenance_file.clone().unwrap_or_else(|| output::provenance_path(out));
-            let (finished, n) = output::Finished::open(out, &prov_file, &provenance)?;
+            let (finished, n) = output::Finished::open(out, &prov_file, provenance)?;
             if !args.quiet {
                 eprintln!(
                     "resuming a finished output: {} of its {} rows carry failures (metric errors, incomplete LLM results) and are scored again; the others are kept as written",
@@ -362,7 +359,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             let (w, replaced) = AtomicJsonl::create(out)?;
             // Before the first row (the partial file is held: no other run writes it now).
             if let Some(p) = &provenance_file {
-                output::write_provenance(p, &provenance)?;
+                output::write_provenance(p, provenance)?;
             }
             if let (Some(bytes), false) = (replaced, args.quiet) {
                 eprintln!(
@@ -374,7 +371,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         }
         (None, _) => {
             if let Some(p) = &provenance_file {
-                output::write_provenance(p, &provenance)?;
+                output::write_provenance(p, provenance)?;
             }
             (output::RowWriter::Jsonl(AtomicJsonl::stdout()), 0)
         }
@@ -466,7 +463,6 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     rep.id = Some(row.id.clone());
                     rep.system = row.system.clone();
                     rep.input_sha256 = Some(input_sha256(&row.source, &row.summary, &row.extras));
-                    rep.run = Some(run.clone());
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             // The failing row is not kept: --resume scores it again.

@@ -4,6 +4,7 @@ use rayon::prelude::*;
 
 use crate::error::error_chain;
 use crate::metric::{metric_info, metric_names, Metric, MetricInfo, MetricOutput, Pair, Texts};
+use crate::provenance::{InputProvenance, Provenance};
 use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
 use crate::units::ScorerOptions;
 use crate::{Error, Result};
@@ -33,8 +34,8 @@ use crate::{Error, Result};
 pub struct Scorer {
     metrics: Vec<Box<dyn Metric>>,
     options: ScorerOptions,
-    provenance: serde_json::Value,
-    /// [`crate::provenance_hash`] of `provenance`: each report's `run`.
+    provenance: Provenance,
+    /// [`Provenance::hash`] of `provenance`: each report's `run`.
     run: String,
 }
 
@@ -156,16 +157,15 @@ impl ScorerBuilder {
             }
             metrics.push(m);
         }
-        let models: serde_json::Map<String, serde_json::Value> =
-            metrics.iter().map(|m| (m.info().name.to_owned(), m.provenance())).collect();
-        let provenance = serde_json::json!({
-            "engine": format!("factpico {}", crate::VERSION),
-            "schema_version": SCHEMA_VERSION,
-            "options": serde_json::to_value(&options).unwrap_or(serde_json::Value::Null),
-            "metrics": models,
-            "summary_columns": metrics.iter().flat_map(|m| m.summary_columns()).collect::<Vec<_>>(),
-        });
-        let run = crate::report::provenance_hash(&provenance);
+        let provenance = Provenance {
+            engine: format!("factpico {}", crate::VERSION),
+            input: None,
+            metrics: metrics.iter().map(|m| (m.info().name.to_owned(), m.provenance())).collect(),
+            options: serde_json::to_value(&options).unwrap_or(serde_json::Value::Null),
+            schema_version: SCHEMA_VERSION,
+            summary_columns: Some(metrics.iter().flat_map(|m| m.summary_columns()).map(str::to_owned).collect()),
+        };
+        let run = provenance.hash();
         Ok(Scorer { metrics, options, provenance, run })
     }
 }
@@ -193,11 +193,19 @@ impl Scorer {
     /// The run's provenance (engine, schema version, options, per-metric settings and model
     /// hashes, summary columns): stored once per output, referenced by every report's `run`
     /// ([`Scorer::run`]).
-    pub fn provenance(&self) -> &serde_json::Value {
+    pub fn provenance(&self) -> &Provenance {
         &self.provenance
     }
 
-    /// [`crate::provenance_hash`] of [`Scorer::provenance`]: the `run` of every report.
+    /// Records how the rows were read ([`Provenance::input`], set by a front end that reads
+    /// an input file) and recomputes [`Scorer::run`]: the reports scored from then on
+    /// reference the provenance with the input.
+    pub fn set_input(&mut self, input: Option<InputProvenance>) {
+        self.provenance.input = input;
+        self.run = self.provenance.hash();
+    }
+
+    /// [`Provenance::hash`] of [`Scorer::provenance`]: the `run` of every report.
     pub fn run(&self) -> &str {
         &self.run
     }
