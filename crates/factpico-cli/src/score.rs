@@ -335,7 +335,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             // Every row already written must be the scoring of the same input record.
             let mut done: Vec<(Option<String>, Option<String>, Option<String>)> = Vec::new();
             let prov_file = provenance_file.clone().unwrap_or_else(|| output::provenance_path(out));
-            let (w, r) = AtomicJsonl::resume(out, &prov_file, &provenance, |rep| {
+            let (w, r) = AtomicJsonl::resume(out, &prov_file, provenance, |rep| {
                 done.push((rep.id.clone(), rep.input_sha256.clone(), rep.system.clone()));
                 count(rep, &mut csv, &mut summary)
             })?;
