@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use factpico::{Pair, Report, Scorer, ScorerOptions};
+use factpico::{InputRecord, Pair, Report, Scorer, ScorerOptions};
 
 use crate::input::{self, input_sha256, Format, Record};
 use crate::term::escape_controls;
@@ -143,10 +143,6 @@ fn default_output(input: &Path) -> PathBuf {
         _ => "stdin".into(),
     };
     PathBuf::from(format!("{stem}.scores.jsonl"))
-}
-
-fn skipped_row(e: &input::RowError, run: &str) -> Report {
-    Report { row: Some(e.row), id: e.id.clone(), skipped: Some(e.message.clone()), run: Some(run.to_owned()), ..Report::default() }
 }
 
 /// The kind of file `-o` names, from its extension.
@@ -537,14 +533,18 @@ fn score_rows(
             unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
             kept.truncate(i);
         }
-        let pairs: Vec<Pair<'_>> = recs
+        let to_score: Vec<InputRecord<'_>> = recs
             .iter()
             .zip(&kept)
             .filter(|(_, k)| k.is_none())
             .filter_map(|(r, _)| r.as_ref().ok())
-            .map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras))
+            .map(|r| InputRecord {
+                pair: Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras),
+                row: r.row,
+                system: r.system.as_deref(),
+            })
             .collect();
-        let mut scored = score_with_progress(scorer, &pairs, &progress).into_iter();
+        let mut scored = score_with_progress(scorer, &to_score, &progress).into_iter();
         for (rec, keep) in recs.iter().zip(kept) {
             if let Some((row, line)) = keep {
                 writer.write_line(&line)?;
@@ -553,7 +553,7 @@ fn score_rows(
             }
             let report = match rec {
                 Ok(row) => {
-                    let rep = complete_row(scored.next().unwrap_or_default(), row);
+                    let rep = scored.next().unwrap_or_default();
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             // The failing row is not kept: --resume scores it again.
@@ -566,7 +566,7 @@ fn score_rows(
                 }
                 Err(e) => {
                     tally.first_skipped.get_or_insert_with(|| e.message.clone());
-                    skipped_row(e, scorer.run())
+                    scorer.skipped_row(e.row, e.id.clone(), e.message.clone())
                 }
             };
             if explaining {
@@ -631,16 +631,6 @@ fn kept_rows(mut retry: Option<&mut output::Finished>, recs: &[Record], seen: &m
         kept.push((!row.carries_failure()).then_some((row, line)));
     }
     Ok(kept)
-}
-
-/// The scorer's report for an input record, with what the record says: its row number, id,
-/// system and the hash of its texts.
-fn complete_row(mut rep: Report, row: &input::InputRow) -> Report {
-    rep.row = Some(row.row);
-    rep.id = Some(row.id.clone());
-    rep.system = row.system.clone();
-    rep.input_sha256 = Some(input_sha256(&row.source, &row.summary, &row.extras));
-    rep
 }
 
 /// After the rows are committed: the CSV and `--summary` files, the per-system table with
@@ -872,9 +862,9 @@ fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stder
 /// LLM evaluator's requests) in the bar's message, and — as the bar is not drawn when
 /// standard error is not a terminal — as an info log line (`-v`) every 5 seconds when it
 /// changed.
-fn score_with_progress(scorer: &factpico::Scorer, pairs: &[Pair<'_>], bar: &indicatif::ProgressBar) -> Vec<Report> {
+fn score_with_progress(scorer: &factpico::Scorer, records: &[InputRecord<'_>], bar: &indicatif::ProgressBar) -> Vec<Report> {
     if scorer.metrics().all(|m| m.progress().is_none()) {
-        return scorer.score_pairs(pairs);
+        return scorer.score_records(records);
     }
     let done = std::sync::atomic::AtomicBool::new(false);
     let line = || scorer.progress().into_iter().map(|(m, l)| format!("{m}: {l}")).collect::<Vec<_>>().join("; ");
@@ -892,7 +882,7 @@ fn score_with_progress(scorer: &factpico::Scorer, pairs: &[Pair<'_>], bar: &indi
             }
             bar.set_message(line());
         });
-        let out = scorer.score_pairs(pairs);
+        let out = scorer.score_records(records);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         out
     })

@@ -49,7 +49,7 @@ pub use metric::{
 };
 pub use provenance::{DeriveIdProvenance, InputProvenance, Provenance, SideInput};
 pub use report::{input_sha256, provenance_hash, Report, Sentences, Warning, INCOMPLETE_PREFIX, SCHEMA_VERSION};
-pub use scorer::{Scorer, ScorerBuilder};
+pub use scorer::{InputRecord, Scorer, ScorerBuilder};
 pub use session::{Device, RuntimeOptions};
 pub use units::{MetricUnit, ScorerOptions};
 

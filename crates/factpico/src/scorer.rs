@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use crate::error::error_chain;
 use crate::metric::{metric_info, metric_names, Metric, MetricInfo, MetricOutput, Pair, Texts};
 use crate::provenance::{InputProvenance, Provenance};
-use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
+use crate::report::{input_sha256, Report, Sentences, Warning, SCHEMA_VERSION};
 use crate::units::ScorerOptions;
 use crate::{Error, Result};
 
@@ -324,6 +324,41 @@ impl Scorer {
     }
 }
 
+/// An input record to score into a complete row ([`Scorer::score_records`]): its pair and
+/// what the record says besides the texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputRecord<'a> {
+    /// The pair; its `id` is the row's id (kept even when empty).
+    pub pair: Pair<'a>,
+    /// 1-based record number in the input.
+    pub row: u64,
+    /// The system that wrote the summary, if the input says.
+    pub system: Option<&'a str>,
+}
+
+impl Scorer {
+    /// Scores input records into complete rows, as `factpico score` writes them: each
+    /// report of [`Scorer::score_pairs`] with the record's row number, id, system and
+    /// [`crate::input_sha256`] (which `--resume` and `report` check), and [`Scorer::run`].
+    pub fn score_records(&self, records: &[InputRecord<'_>]) -> Vec<Report> {
+        let pairs: Vec<Pair<'_>> = records.iter().map(|r| r.pair).collect();
+        let mut reports = self.score_pairs(&pairs);
+        for (rep, r) in reports.iter_mut().zip(records) {
+            rep.row = Some(r.row);
+            rep.id = Some(r.pair.id.to_owned());
+            rep.system = r.system.map(str::to_owned);
+            rep.input_sha256 = Some(input_sha256(r.pair.source, r.pair.summary, r.pair.extras));
+        }
+        reports
+    }
+
+    /// The row of an input record that could not be read: its number, its id when it could
+    /// be read, why it was skipped, and [`Scorer::run`].
+    pub fn skipped_row(&self, row: u64, id: Option<String>, why: String) -> Report {
+        Report { row: Some(row), id, skipped: Some(why), run: Some(self.run.clone()), ..Report::default() }
+    }
+}
+
 /// Why each text of a pair cannot be scored (`None`: it can).
 #[derive(Debug, Clone, Copy)]
 struct Degenerate {
@@ -533,6 +568,27 @@ mod tests {
         assert_eq!(reports[2].nulls.get("flaky").map(String::as_str), Some("empty summary"));
         // The two live rows were scored alone, once each.
         assert_eq!(singles.load(Ordering::SeqCst), 2);
+    }
+
+    /// Input records become complete rows: row number, id (even empty), system, input hash
+    /// and run; a skipped record's row carries its reason and the run.
+    #[test]
+    fn records_become_complete_rows() {
+        let scorer = Scorer::try_new(ScorerOptions { metrics: vec!["rougeL".into()], ..ScorerOptions::default() }).unwrap();
+        let extras: crate::Extras = [("evidence".to_owned(), serde_json::json!("x"))].into_iter().collect();
+        let records = [
+            InputRecord { pair: Pair::new("a", "The drug worked.", "It worked.").with_extras(&extras), row: 3, system: Some("S") },
+            InputRecord { pair: Pair::new("", "The drug worked.", ""), row: 4, system: None },
+        ];
+        let rows = scorer.score_records(&records);
+        assert_eq!((rows[0].row, rows[0].id.as_deref(), rows[0].system.as_deref()), (Some(3), Some("a"), Some("S")));
+        assert_eq!(rows[0].input_sha256.as_deref(), Some(input_sha256("The drug worked.", "It worked.", &extras).as_str()));
+        assert_eq!(rows[0].run.as_deref(), Some(scorer.run()));
+        assert!(rows[0].score("rougeL").is_some());
+        assert_eq!((rows[1].row, rows[1].id.as_deref(), rows[1].system.as_deref()), (Some(4), Some(""), None));
+        assert_eq!(rows[1].nulls.get("rougeL").map(String::as_str), Some("empty summary"));
+        let skipped = scorer.skipped_row(5, None, "line 5: malformed JSON".into());
+        assert_eq!((skipped.row, skipped.skipped.as_deref(), skipped.run.as_deref()), (Some(5), Some("line 5: malformed JSON"), Some(scorer.run())));
     }
 
     #[test]
