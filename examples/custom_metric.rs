@@ -84,7 +84,7 @@ pub fn score_file(path: &str) -> Result<Vec<(String, factpico::Report)>, Box<dyn
         .build()?;
     println!("columns: {}", scorer.columns().join(", "));
     // The custom metric's provenance is recorded once for the run (each row's `run` is its hash).
-    println!("provenance: {} (run {})", scorer.provenance()["metrics"]["numbers_supported"], scorer.run());
+    println!("provenance: {} (run {})", scorer.provenance().metrics["numbers_supported"], scorer.run());
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(path)?
         .lines()
         .filter(|l| !l.trim().is_empty())

@@ -225,8 +225,8 @@ pub fn input_provenance(
     format: Format,
     fields: &FieldMap,
     side_inputs: &[(String, std::path::PathBuf)],
-) -> Result<serde_json::Value> {
-    let mut side = serde_json::Map::new();
+) -> Result<factpico::InputProvenance> {
+    let mut side = std::collections::BTreeMap::new();
     for (name, path) in side_inputs {
         if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
             continue;
@@ -236,33 +236,32 @@ pub fn input_provenance(
         std::io::copy(&mut f, &mut h).with_context(|| format!("cannot read {}", path.display()))?;
         side.insert(
             name.clone(),
-            serde_json::json!({ "path": path.display().to_string(), "sha256": hex::encode(h.finalize()) }),
+            factpico::SideInput { path: path.display().to_string(), sha256: hex::encode(h.finalize()) },
         );
     }
-    let mut field_names = serde_json::Map::new();
-    let id = if fields.derive_id.is_some() { serde_json::Value::Null } else { fields.id.clone().into() };
-    field_names.insert("id".into(), id);
-    field_names.insert("source".into(), fields.source.clone().into());
-    field_names.insert("summary".into(), fields.summary.clone().into());
-    field_names.insert("system".into(), fields.system.clone().into());
+    let mut field_names = std::collections::BTreeMap::new();
+    let id = if fields.derive_id.is_some() { None } else { Some(fields.id.clone()) };
+    field_names.insert("id".to_owned(), id);
+    field_names.insert("source".to_owned(), Some(fields.source.clone()));
+    field_names.insert("summary".to_owned(), Some(fields.summary.clone()));
+    field_names.insert("system".to_owned(), Some(fields.system.clone()));
     // The metrics' per-row side inputs (`--input-field NAME=FIELD`): name -> field.
     for x in &fields.extras {
-        field_names.entry(x.name.clone()).or_insert_with(|| x.field.clone().into());
+        field_names.entry(x.name.clone()).or_insert_with(|| Some(x.field.clone()));
     }
-    let mut input = serde_json::json!({
-        "format": format.name(),
-        "tsv_quotes": fields.tsv_quotes,
-        "fields": field_names,
-        "derive_id": fields.derive_id.as_ref().map(|d| serde_json::json!({
-            "field": d.field, "prefix": d.prefix, "hex_len": d.hex_len,
-        })),
-        "side_inputs": side,
-    });
-    // Recorded only when given, so that the provenance of a run without it is unchanged.
-    if let (Some(d), Some(o)) = (fields.delimiter, input.as_object_mut()) {
-        o.insert("delimiter".into(), char::from(d).to_string().into());
-    }
-    Ok(input)
+    Ok(factpico::InputProvenance {
+        // Recorded only when given, so that the provenance of a run without it is unchanged.
+        delimiter: fields.delimiter.map(|d| char::from(d).to_string()),
+        derive_id: fields.derive_id.as_ref().map(|d| factpico::DeriveIdProvenance {
+            field: d.field.clone(),
+            hex_len: d.hex_len as u64,
+            prefix: d.prefix.clone(),
+        }),
+        fields: field_names,
+        format: format.name().to_owned(),
+        side_inputs: side,
+        tsv_quotes: fields.tsv_quotes,
+    })
 }
 
 /// How the id of a row is derived when the input has no id field:
@@ -1176,8 +1175,8 @@ mod extras_tests {
         f.delimiter = Some(b';');
         let rows = read("in.csv", b"id;source;summary\na;\"s;t\";m\n", Format::Csv, &f).unwrap();
         assert_eq!(rows[0].as_ref().unwrap().source, "s;t");
-        assert_eq!(input_provenance(Format::Csv, &f, &[]).unwrap()["delimiter"], ";");
-        assert!(input_provenance(Format::Csv, &fields(Vec::new()), &[]).unwrap().get("delimiter").is_none());
+        assert_eq!(input_provenance(Format::Csv, &f, &[]).unwrap().delimiter.as_deref(), Some(";"));
+        assert!(input_provenance(Format::Csv, &fields(Vec::new()), &[]).unwrap().delimiter.is_none());
     }
 
     /// Rows without side inputs hash as in schema 1; side inputs enter the hash.

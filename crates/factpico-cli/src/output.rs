@@ -75,7 +75,7 @@ impl AtomicJsonl {
     pub fn resume(
         out: &Path,
         provenance_file: &Path,
-        provenance: &serde_json::Value,
+        provenance: &factpico::Provenance,
         mut on_row: impl FnMut(&Report) -> Result<()>,
     ) -> Result<(Self, Resumed)> {
         let partial = partial_path(out);
@@ -98,7 +98,7 @@ impl AtomicJsonl {
                 partial.display()
             )
         };
-        let run = then.as_ref().map(factpico::provenance_hash);
+        let run = then.as_ref().map(factpico::Provenance::hash);
         let file = pf.file();
         let total = file.metadata().with_context(|| format!("cannot read {}", partial.display()))?.len();
         let mut reader = BufReader::new(&mut *file);
@@ -128,7 +128,7 @@ impl AtomicJsonl {
             bail!(
                 "--resume: {} was written with different options, models or input (format, field mapping, side inputs) ({}); rerun without --resume",
                 partial.display(),
-                describe_difference(&then, provenance)
+                describe_difference(&then.to_value(), &provenance.to_value())
             );
         }
         file.set_len(good_end).with_context(|| format!("cannot truncate {}", partial.display()))?;
@@ -246,16 +246,16 @@ impl Finished {
     /// The file or its provenance file cannot be read, a line is not a row of this schema or
     /// references another run, the provenance differs, or no row carries a failure (then the
     /// output is complete: nothing to resume).
-    pub fn open(out: &Path, provenance_file: &Path, provenance: &serde_json::Value) -> Result<(Self, FinishedRows)> {
+    pub fn open(out: &Path, provenance_file: &Path, provenance: &factpico::Provenance) -> Result<(Self, FinishedRows)> {
         let then = read_provenance_for_resume(provenance_file, out)?;
         if then != *provenance {
             bail!(
                 "--resume: {} was written with different options, models or input (format, field mapping, side inputs) ({}); rerun without --resume",
                 out.display(),
-                describe_difference(&then, provenance)
+                describe_difference(&then.to_value(), &provenance.to_value())
             );
         }
-        let run = factpico::provenance_hash(&then);
+        let run = then.hash();
         let open = || -> Result<BufReader<std::fs::File>> {
             Ok(BufReader::new(std::fs::File::open(out).with_context(|| format!("--resume: cannot read {}", out.display()))?))
         };
@@ -356,8 +356,8 @@ pub fn provenance_path(out: &Path) -> PathBuf {
 ///
 /// # Errors
 /// I/O failure (naming the file).
-pub fn write_provenance(path: &Path, provenance: &serde_json::Value) -> Result<()> {
-    let mut text = serde_json::to_vec_pretty(provenance).context("cannot serialise the provenance")?;
+pub fn write_provenance(path: &Path, provenance: &factpico::Provenance) -> Result<()> {
+    let mut text = serde_json::to_vec_pretty(&provenance.to_value()).context("cannot serialise the provenance")?;
     text.push(b'\n');
     if is_stdout(path) {
         // `--provenance -`: once, before the first row; a reader that stopped early is its choice.
@@ -368,11 +368,21 @@ pub fn write_provenance(path: &Path, provenance: &serde_json::Value) -> Result<(
     write_atomic(path, &text).with_context(|| format!("cannot write the provenance file {}", path.display()))
 }
 
-/// Reads a provenance file (a JSON object).
+/// Reads a provenance file ([`factpico::Provenance`]).
 ///
 /// # Errors
-/// I/O failure or not a JSON object (naming the file).
-pub fn read_provenance(path: &Path) -> Result<serde_json::Value> {
+/// I/O failure, not a JSON object or not a provenance (naming the file).
+pub fn read_provenance(path: &Path) -> Result<factpico::Provenance> {
+    typed_provenance(read_provenance_json(path)?, path)
+}
+
+/// The provenance in a provenance file's JSON object.
+fn typed_provenance(v: serde_json::Value, path: &Path) -> Result<factpico::Provenance> {
+    factpico::Provenance::from_value(v).with_context(|| format!("the provenance file {} is not a factpico provenance", path.display()))
+}
+
+/// Reads a provenance file as a JSON object (its schema version is checked before its shape).
+fn read_provenance_json(path: &Path) -> Result<serde_json::Value> {
     let text = std::fs::read(path).with_context(|| format!("cannot read the provenance file {}", path.display()))?;
     let v: serde_json::Value =
         serde_json::from_slice(&text).with_context(|| format!("the provenance file {} is not valid JSON", path.display()))?;
@@ -382,8 +392,8 @@ pub fn read_provenance(path: &Path) -> Result<serde_json::Value> {
     Ok(v)
 }
 
-fn read_provenance_for_resume(path: &Path, partial: &Path) -> Result<serde_json::Value> {
-    let v = read_provenance(path).with_context(|| format!("--resume of {}", partial.display()))?;
+fn read_provenance_for_resume(path: &Path, partial: &Path) -> Result<factpico::Provenance> {
+    let v = read_provenance_json(path).with_context(|| format!("--resume of {}", partial.display()))?;
     let version = v.get("schema_version").and_then(serde_json::Value::as_u64);
     if version != Some(u64::from(factpico::SCHEMA_VERSION)) {
         bail!(
@@ -394,7 +404,7 @@ fn read_provenance_for_resume(path: &Path, partial: &Path) -> Result<serde_json:
             factpico::SCHEMA_VERSION
         );
     }
-    Ok(v)
+    typed_provenance(v, path).with_context(|| format!("--resume of {}", partial.display()))
 }
 
 /// Names the keys whose values differ between two provenance objects (dotted paths).
@@ -455,7 +465,7 @@ pub struct ScoreFile {
     /// The run's provenance: the provenance file beside a JSONL of output schema 3 (when it
     /// is there and is the rows' `run`), the metadata of a Parquet file, or the first row's
     /// own copy in schemas 1 and 2.
-    pub provenance: Option<serde_json::Value>,
+    pub provenance: Option<factpico::Provenance>,
     /// Why the provenance is absent when rows reference one (missing or foreign provenance
     /// file), for the caller to warn.
     pub note: Option<String>,
@@ -487,8 +497,12 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
             }
             f(serde_json::from_value(row).with_context(not_a_row)?)
         })?;
-        let note = provenance.is_none().then(|| format!("{} has no `{}` metadata: the provenance is not shown", path.display(), factpico_io::parquet_rows::PROVENANCE_KEY));
-        return Ok(ScoreFile { provenance, note });
+        let key = factpico_io::parquet_rows::PROVENANCE_KEY;
+        return Ok(match provenance.map(factpico::Provenance::from_value) {
+            Some(Ok(p)) => ScoreFile { provenance: Some(p), note: None },
+            Some(Err(e)) => ScoreFile { provenance: None, note: Some(format!("{}: its `{key}` metadata is not a factpico provenance ({e}): the provenance is not shown", path.display())) },
+            None => ScoreFile { provenance: None, note: Some(format!("{} has no `{key}` metadata: the provenance is not shown", path.display())) },
+        });
     }
     let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut info = ScoreFile::default();
@@ -504,8 +518,12 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
             bail!("{} ({why}); give files written by `factpico score`", not_a_row());
         }
         let report: Report = serde_json::from_value(value).with_context(not_a_row)?;
-        if info.provenance.is_none() && report.provenance.is_object() {
-            info.provenance = Some(report.provenance.clone());
+        if info.provenance.is_none() && info.note.is_none() && report.provenance.is_object() {
+            // Output schemas 1 and 2: the first row's own copy.
+            match factpico::Provenance::from_value(report.provenance.clone()) {
+                Ok(p) => info.provenance = Some(p),
+                Err(e) => info.note = Some(format!("the provenance of line {} is not a factpico provenance ({e}): it is not shown", i + 1)),
+            }
         }
         if run.is_none() {
             run.clone_from(&report.run);
@@ -515,12 +533,12 @@ pub fn for_each_report(path: &Path, mut f: impl FnMut(Report) -> Result<()>) -> 
     if let (None, Some(run)) = (&info.provenance, run) {
         let p = provenance_path(path);
         match read_provenance(&p) {
-            Ok(v) if factpico::provenance_hash(&v) == run => info.provenance = Some(v),
+            Ok(v) if v.hash() == run => info.provenance = Some(v),
             Ok(v) => {
                 info.note = Some(format!(
                     "{} is the provenance of run {} but the rows are run {run} (a later run replaced it?): the provenance is not shown",
                     p.display(),
-                    factpico::provenance_hash(&v)
+                    v.hash()
                 ));
             }
             Err(_) if !p.exists() => {
@@ -709,8 +727,8 @@ impl RowWriter {
     ///
     /// # Errors
     /// The file cannot be created.
-    pub fn parquet(out: &Path, columns: &[&str], provenance: &serde_json::Value) -> Result<Self> {
-        Ok(Self::Parquet(Box::new(factpico_io::parquet_rows::ParquetRows::create(out, columns, provenance)?), Vec::new()))
+    pub fn parquet(out: &Path, columns: &[&str], provenance: &factpico::Provenance) -> Result<Self> {
+        Ok(Self::Parquet(Box::new(factpico_io::parquet_rows::ParquetRows::create(out, columns, &provenance.to_value())?), Vec::new()))
     }
 
     /// Appends one row.

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use factpico::{Pair, Report, Scorer, ScorerOptions};
+use factpico::{InputRecord, Pair, Report, Scorer, ScorerOptions};
 
 use crate::input::{self, input_sha256, Format, Record};
 use crate::term::escape_controls;
@@ -145,10 +145,6 @@ fn default_output(input: &Path) -> PathBuf {
     PathBuf::from(format!("{stem}.scores.jsonl"))
 }
 
-fn skipped_row(e: &input::RowError, run: &str) -> Report {
-    Report { row: Some(e.row), id: e.id.clone(), skipped: Some(e.message.clone()), run: Some(run.to_owned()), ..Report::default() }
-}
-
 /// The kind of file `-o` names, from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OutKind {
@@ -183,6 +179,59 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if let Some(j) = args.jobs {
         rayon::ThreadPoolBuilder::new().num_threads(usize::from(j)).build_global().ok();
     }
+    let plan = check_outputs(args)?;
+    if !args.quiet {
+        for w in matches.map(|m| crate::flags::ignored_flags(m, &args.metrics)).unwrap_or_default() {
+            eprintln!("warning: {w}");
+        }
+    }
+    if args.dry_run {
+        return dry_run(args, plan.format);
+    }
+    if let Some(t) = args.sidecar_startup_timeout {
+        // Not part of the options: how long to wait for a start never changes a score.
+        factpico_nlp::sidecar::set_default_startup_timeout(t);
+    }
+    let (scorer, fields) = build_scorer(args, &plan)?;
+    let mut records = input::open(&args.input, plan.format, &fields)?;
+    let mut tally = Tally::new(args, &scorer)?;
+    let opened = open_writer(args, &plan, &scorer, &mut records, &mut tally)?;
+    let out = score_rows(args, &plan, &scorer, records, opened, &mut tally)?;
+    finish(args, &plan, &scorer, out.as_deref(), tally)
+}
+
+/// What the command line asks of the run's outputs, checked before anything is built,
+/// read or written ([`check_outputs`]).
+struct Plan {
+    /// The input's format.
+    format: Format,
+    /// The rows go to standard output (`-o -`).
+    to_stdout: bool,
+    /// The CSV goes to standard output (`--csv -`).
+    csv_to_stdout: bool,
+    /// Standard output carries data (rows, CSV or the provenance): explanations and the
+    /// table go to standard error.
+    stdout_is_data: bool,
+    /// The output file (`None`: standard output).
+    out_path: Option<PathBuf>,
+    /// Its kind.
+    kind: OutKind,
+    /// Where the provenance is written, if anywhere besides a Parquet file's metadata.
+    provenance_file: Option<PathBuf>,
+    /// The files and directories the options name (`(option, path)`).
+    named: Vec<(String, PathBuf)>,
+    /// Whether an LLM metric is selected.
+    llm_selected: bool,
+    /// The LLM concurrency (the default block size with an LLM metric).
+    llm_concurrency: usize,
+}
+
+/// Checks the input options and the outputs: at most one of them on standard output, none
+/// replacing what the run reads, a known output kind, `--resume` only where it can work.
+///
+/// # Errors
+/// The refusals above, each naming the options.
+fn check_outputs(args: &ScoreArgs) -> Result<Plan> {
     args.fields.check()?;
     let format = args.fields.format_of(&args.input)?;
     let to_stdout = args.output.as_deref().is_some_and(output::is_stdout);
@@ -198,9 +247,6 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
              give --provenance FILE (as the first run did), or leave it out for OUT.provenance.json"
         );
     }
-    // Standard output carries data (rows, CSV or the provenance): explanations and the table
-    // go to standard error.
-    let stdout_is_data = to_stdout || csv_to_stdout || provenance_to_stdout;
     log::debug!(
         "score: input {} as {format:?}; metrics {}; output {}",
         args.input.display(),
@@ -233,7 +279,6 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         .filter_map(|m| factpico::metric_info(m))
         .any(|i| i.feature == Some("llm"));
     let cache = options.llm.runtime.cache_file().filter(|_| llm_selected);
-    let llm_concurrency = options.llm.runtime.client.concurrency;
     let databases: Vec<(&str, &Path)> = cache.iter().map(|p| ("the LLM request cache (--llm-cache)", p.as_path())).collect();
     output::check_paths(
         &inputs,
@@ -254,93 +299,144 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             "--resume needs a JSON lines output (-o OUT.jsonl): a Parquet file is written whole (its footer last), so an interrupted one cannot be continued; score to .jsonl to resume"
         );
     }
-    if !args.quiet {
-        for w in matches.map(|m| crate::flags::ignored_flags(m, &args.metrics)).unwrap_or_default() {
-            eprintln!("warning: {w}");
-        }
-    }
-    if args.dry_run {
-        return dry_run(args, format);
-    }
-    if let Some(t) = args.sidecar_startup_timeout {
-        // Not part of the options: how long to wait for a start never changes a score.
-        factpico_nlp::sidecar::set_default_startup_timeout(t);
-    }
-    let scorer = Scorer::try_new(options)?;
+    Ok(Plan {
+        format,
+        to_stdout,
+        csv_to_stdout,
+        stdout_is_data: to_stdout || csv_to_stdout || provenance_to_stdout,
+        out_path,
+        kind,
+        provenance_file,
+        named,
+        llm_selected,
+        llm_concurrency: options.llm.runtime.client.concurrency,
+    })
+}
+
+/// Builds the metrics, maps their per-row side inputs to input fields, and records in the
+/// scorer's provenance how the input is read (`provenance.input`, including the fields of the
+/// metrics' side inputs). The provenance is written once (output schema 3) and each row
+/// references it by hash (`run`); a resumed run must reproduce it exactly: the options, per
+/// metric its settings and model hashes (a model re-exported in place is a different model),
+/// the input mapping and side-input contents, the engine.
+///
+/// # Errors
+/// A metric cannot be built, an `--input-field` no metric reads, a side input cannot be read.
+fn build_scorer(args: &ScoreArgs, plan: &Plan) -> Result<(Scorer, input::FieldMap)> {
+    let mut scorer = Scorer::try_new(args.scorer_options())?;
     let extra_fields = args.extra_fields(&scorer.row_inputs())?;
     let fields = args.fields.field_map(extra_fields);
-    // The run's provenance records how the input was read (provenance.input), including the
-    // fields of the metrics' per-row side inputs. Written once (output schema 3); each row
-    // references it by hash (`run`). A resumed run must reproduce it exactly: the options,
-    // per metric its settings and model hashes (a model re-exported in place is a different
-    // model), the input mapping and side-input contents, the engine.
-    let input_provenance = input::input_provenance(format, &fields, &named)?;
-    let mut provenance = scorer.provenance().clone();
-    if let Some(p) = provenance.as_object_mut() {
-        p.insert("input".into(), input_provenance);
-    }
-    let run = factpico::provenance_hash(&provenance);
-    let mut records = input::open(&args.input, format, &fields)?;
+    scorer.set_input(Some(input::input_provenance(plan.format, &fields, &plan.named)?));
+    Ok((scorer, fields))
+}
 
-    let mut summary = Summary::new(scorer.summary_columns().into_iter().map(str::to_owned).collect());
-    let mut csv = match &args.csv {
-        Some(p) => Some(output::CsvOut::new(p, scorer.columns())?),
-        None => None,
-    };
-    let mut ids = std::collections::HashSet::new();
-    let mut duplicate_ids: (u64, Option<String>) = (0, None);
-    // Columns that got a value in at least one row (a requested metric without any fails the run).
-    let mut valued: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut count = |r: &Report, csv: &mut Option<output::CsvOut>, summary: &mut Summary| -> Result<()> {
+/// What the run counts as rows are written: the per-system table, the CSV, repeated ids,
+/// the columns that got a value, the first skipped record.
+struct Tally {
+    summary: Summary,
+    csv: Option<output::CsvOut>,
+    ids: std::collections::HashSet<String>,
+    /// How many rows repeat an id seen before, and the first such id.
+    duplicate_ids: (u64, Option<String>),
+    /// Columns that got a value in at least one row (a requested metric without any fails
+    /// the run).
+    valued: std::collections::HashSet<String>,
+    /// Why the first skipped record was skipped.
+    first_skipped: Option<String>,
+}
+
+impl Tally {
+    /// An empty tally over the scorer's columns; creates the `--csv` file.
+    fn new(args: &ScoreArgs, scorer: &Scorer) -> Result<Self> {
+        Ok(Self {
+            summary: Summary::new(scorer.summary_columns().into_iter().map(str::to_owned).collect()),
+            csv: match &args.csv {
+                Some(p) => Some(output::CsvOut::new(p, scorer.columns())?),
+                None => None,
+            },
+            ids: std::collections::HashSet::new(),
+            duplicate_ids: (0, None),
+            valued: std::collections::HashSet::new(),
+            first_skipped: None,
+        })
+    }
+
+    /// Counts a written row (and writes its CSV line).
+    fn count(&mut self, r: &Report) -> Result<()> {
         for (c, v) in &r.scores {
-            if v.is_some() && !valued.contains(c) {
-                valued.insert(c.clone());
+            if v.is_some() && !self.valued.contains(c) {
+                self.valued.insert(c.clone());
             }
         }
         if let Some(id) = &r.id {
-            if !ids.insert(id.clone()) {
-                duplicate_ids.0 += 1;
-                duplicate_ids.1.get_or_insert_with(|| id.clone());
+            if !self.ids.insert(id.clone()) {
+                self.duplicate_ids.0 += 1;
+                self.duplicate_ids.1.get_or_insert_with(|| id.clone());
             }
         }
-        summary.add(r);
-        if let Some(c) = csv.as_mut() {
+        self.summary.add(r);
+        if let Some(c) = self.csv.as_mut() {
             c.write(r)?;
         }
         Ok(())
-    };
+    }
+}
 
-    let mut retry: Option<output::Finished> = None;
-    let (mut writer, skip) = match (&out_path, args.resume) {
-        (Some(out), _) if kind == OutKind::Parquet => {
-            let w = output::RowWriter::parquet(out, &scorer.columns(), &provenance)?;
-            if let Some(p) = &provenance_file {
-                output::write_provenance(p, &provenance)?;
+/// The output opened for writing.
+struct Opened {
+    writer: output::RowWriter,
+    /// Rows already written by the interrupted run being resumed.
+    skip: u64,
+    /// A finished output being retried (`--resume` of a complete file with failed rows).
+    retry: Option<output::Finished>,
+}
+
+/// Opens the output: a Parquet table, a retry of a finished output, a resumed partial file
+/// (its rows checked against the input and counted), a new JSONL file or standard output;
+/// writes the provenance file before the first row.
+///
+/// # Errors
+/// The output or the provenance file cannot be written; `--resume` of rows that are not
+/// this run's or not the input's.
+fn open_writer(
+    args: &ScoreArgs,
+    plan: &Plan,
+    scorer: &Scorer,
+    records: &mut dyn Iterator<Item = Record>,
+    tally: &mut Tally,
+) -> Result<Opened> {
+    let provenance = scorer.provenance();
+    let provenance_file = &plan.provenance_file;
+    let new = |writer, skip| Opened { writer, skip, retry: None };
+    Ok(match (&plan.out_path, args.resume) {
+        (Some(out), _) if plan.kind == OutKind::Parquet => {
+            let w = output::RowWriter::parquet(out, &scorer.columns(), provenance)?;
+            if let Some(p) = provenance_file {
+                output::write_provenance(p, provenance)?;
             }
-            (w, 0)
+            new(w, 0)
         }
         (Some(out), true) if output::Finished::applies(out) => {
             // A finished output: its rows carrying failures are scored again, the
             // others kept byte for byte (checked against the input as they are copied).
             let prov_file = provenance_file.clone().unwrap_or_else(|| output::provenance_path(out));
-            let (finished, n) = output::Finished::open(out, &prov_file, &provenance)?;
+            let (finished, n) = output::Finished::open(out, &prov_file, provenance)?;
             if !args.quiet {
                 eprintln!(
                     "resuming a finished output: {} of its {} rows carry failures (metric errors, incomplete LLM results) and are scored again; the others are kept as written",
                     n.failed, n.rows
                 );
             }
-            retry = Some(finished);
             let (w, _) = AtomicJsonl::create(out)?;
-            (output::RowWriter::Jsonl(w), 0)
+            Opened { writer: output::RowWriter::Jsonl(w), skip: 0, retry: Some(finished) }
         }
         (Some(out), true) => {
             // Every row already written must be the scoring of the same input record.
             let mut done: Vec<(Option<String>, Option<String>, Option<String>)> = Vec::new();
             let prov_file = provenance_file.clone().unwrap_or_else(|| output::provenance_path(out));
-            let (w, r) = AtomicJsonl::resume(out, &prov_file, &provenance, |rep| {
+            let (w, r) = AtomicJsonl::resume(out, &prov_file, provenance, |rep| {
                 done.push((rep.id.clone(), rep.input_sha256.clone(), rep.system.clone()));
-                count(rep, &mut csv, &mut summary)
+                tally.count(rep)
             })?;
             for (i, (id, hash, system)) in done.iter().enumerate() {
                 let Some(rec) = records.next() else {
@@ -356,13 +452,13 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     r.dropped_bytes
                 );
             }
-            (output::RowWriter::Jsonl(w), r.rows_done)
+            new(output::RowWriter::Jsonl(w), r.rows_done)
         }
         (Some(out), false) => {
             let (w, replaced) = AtomicJsonl::create(out)?;
             // Before the first row (the partial file is held: no other run writes it now).
-            if let Some(p) = &provenance_file {
-                output::write_provenance(p, &provenance)?;
+            if let Some(p) = provenance_file {
+                output::write_provenance(p, provenance)?;
             }
             if let (Some(bytes), false) = (replaced, args.quiet) {
                 eprintln!(
@@ -370,48 +466,52 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
                     crate::term::path(&output::partial_path(out))
                 );
             }
-            (output::RowWriter::Jsonl(w), 0)
+            new(output::RowWriter::Jsonl(w), 0)
         }
         (None, _) => {
-            if let Some(p) = &provenance_file {
-                output::write_provenance(p, &provenance)?;
+            if let Some(p) = provenance_file {
+                output::write_provenance(p, provenance)?;
             }
-            (output::RowWriter::Jsonl(AtomicJsonl::stdout()), 0)
+            new(output::RowWriter::Jsonl(AtomicJsonl::stdout()), 0)
         }
-    };
+    })
+}
 
-    let total = match format {
+/// Scores the input block by block and writes the rows (a retry keeps the rows written
+/// without failures), with a progress bar; commits the output. Returns the output file
+/// (`None`: standard output).
+///
+/// # Errors
+/// A bad row under `--on-error fail` or an unreadable input (naming what is kept), a row
+/// that does not match the output being retried, I/O failure.
+fn score_rows(
+    args: &ScoreArgs,
+    plan: &Plan,
+    scorer: &Scorer,
+    mut records: Box<dyn Iterator<Item = Record> + Send>,
+    opened: Opened,
+    tally: &mut Tally,
+) -> Result<Option<PathBuf>> {
+    let Opened { mut writer, skip, mut retry } = opened;
+    let total = match plan.format {
         Format::Jsonl if std::fs::metadata(&args.input).is_ok_and(|m| m.is_file()) => input::count_jsonl_records(&args.input),
         _ => None,
     };
     // Rows or CSV streamed to a terminal would be interleaved with the bar drawn on it.
     use std::io::IsTerminal as _;
-    let streams_to_stdout = to_stdout || csv_to_stdout;
+    let streams_to_stdout = plan.to_stdout || plan.csv_to_stdout;
     let progress = progress_bar(total, !draws_progress(args.quiet, streams_to_stdout, std::io::stdout().is_terminal()));
     progress.set_position(skip);
 
     let block = match args.block_size {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        None if llm_selected => (4 * llm_concurrency).max(8),
+        None if plan.llm_selected => (4 * plan.llm_concurrency).max(8),
         None => 256,
     };
     let retrying = retry.is_some();
     // A retry that stops early leaves the finished output as it was, and no partial file
     // (which the next --resume would continue instead of retrying).
-    let mut discard = DiscardPartial(out_path.as_deref().filter(|_| retrying).map(output::partial_path));
-    let keep_note = |rows: u64| match &out_path {
-        Some(out) if retrying => format!("; {} is left as it was (the next --resume retries its failed rows)", out.display()),
-        Some(_) if rows == 0 => "; no row was scored before it".to_owned(),
-        Some(out) if kind == OutKind::Parquet => format!(
-            "; {} is not written (a Parquet file is written whole: score to .jsonl to keep the {rows} rows before it and --resume)",
-            out.display()
-        ),
-        Some(out) => {
-            format!("; the {rows} rows before it are kept in {} (fix the input, then use --resume)", crate::term::path(&output::partial_path(out)))
-        }
-        None => String::new(),
-    };
-    let mut first_skipped: Option<String> = None;
+    let mut discard = DiscardPartial(plan.out_path.as_deref().filter(|_| retrying).map(output::partial_path));
     let mut explaining = args.explain;
     let mut seen = skip;
     loop {
@@ -423,19 +523,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             break;
         }
         // --resume of a finished output: the rows written without failures are kept.
-        let mut kept: Vec<Option<(Report, Vec<u8>)>> = Vec::with_capacity(recs.len());
-        for rec in &recs {
-            seen += 1;
-            let Some(f) = retry.as_mut() else {
-                kept.push(None);
-                continue;
-            };
-            let Some((row, line)) = f.next_row()? else {
-                bail!("--resume: the output has fewer rows ({}) than the input; wrong input file?", seen - 1)
-            };
-            check_written_row(seen, row.id.as_deref(), row.input_sha256.as_deref(), row.system.as_deref(), rec)?;
-            kept.push((!row.carries_failure()).then_some((row, line)));
-        }
+        let mut kept = kept_rows(retry.as_mut(), &recs, &mut seen)?;
         // --on-error fail: the rows before the first unreadable one are still scored and kept.
         // An error after which the rest of the input cannot be read stops the run whatever
         // --on-error says: a run that could not read all its input must not look complete.
@@ -445,63 +533,116 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
             unreadable = recs.split_off(i).into_iter().next().and_then(Result::err);
             kept.truncate(i);
         }
-        let pairs: Vec<Pair<'_>> = recs
+        let to_score: Vec<InputRecord<'_>> = recs
             .iter()
             .zip(&kept)
             .filter(|(_, k)| k.is_none())
             .filter_map(|(r, _)| r.as_ref().ok())
-            .map(|r| Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras))
+            .map(|r| InputRecord {
+                pair: Pair::new(&r.id, &r.source, &r.summary).with_extras(&r.extras),
+                row: r.row,
+                system: r.system.as_deref(),
+            })
             .collect();
-        let mut scored = score_with_progress(&scorer, &pairs, &progress).into_iter();
+        let mut scored = score_with_progress(scorer, &to_score, &progress).into_iter();
         for (rec, keep) in recs.iter().zip(kept) {
             if let Some((row, line)) = keep {
                 writer.write_line(&line)?;
-                count(&row, &mut csv, &mut summary)?;
+                tally.count(&row)?;
                 continue;
             }
             let report = match rec {
                 Ok(row) => {
-                    let mut rep = scored.next().unwrap_or_default();
-                    rep.row = Some(row.row);
-                    rep.id = Some(row.id.clone());
-                    rep.system = row.system.clone();
-                    rep.input_sha256 = Some(input_sha256(&row.source, &row.summary, &row.extras));
-                    rep.run = Some(run.clone());
+                    let rep = scored.next().unwrap_or_default();
                     if args.on_error == OnError::Fail {
                         if let Some(err) = rep.errors.first() {
                             // The failing row is not kept: --resume scores it again.
                             writer.flush()?;
                             progress.abandon();
-                            bail!("row {} (id {}): {}: {}{}", row.row, row.id, err.metric, err.message, keep_note(summary.rows()));
+                            bail!("row {} (id {}): {}: {}{}", row.row, row.id, err.metric, err.message, keep_note(plan, retrying, tally.summary.rows()));
                         }
                     }
                     rep
                 }
                 Err(e) => {
-                    first_skipped.get_or_insert_with(|| e.message.clone());
-                    skipped_row(e, &run)
+                    tally.first_skipped.get_or_insert_with(|| e.message.clone());
+                    scorer.skipped_row(e.row, e.id.clone(), e.message.clone())
                 }
             };
             if explaining {
                 let texts = rec.as_ref().ok().map(|r| factpico::explain::RowTexts { source: &r.source, summary: &r.summary });
-                explaining = progress.suspend(|| explain(&report, texts.as_ref(), stdout_is_data));
+                explaining = progress.suspend(|| explain(&report, texts.as_ref(), plan.stdout_is_data));
             }
             writer.write(&report)?;
-            count(&report, &mut csv, &mut summary)?;
+            tally.count(&report)?;
         }
         writer.flush()?;
         progress.inc(recs.len() as u64);
         if let Some(e) = unreadable {
             progress.abandon();
             let advice = if e.fatal { "Fix the input" } else { "Fix the input or pass --on-error skip" };
-            bail!("{} (row {}). {advice}{}", e.message, e.row, keep_note(summary.rows()));
+            bail!("{} (row {}). {advice}{}", e.message, e.row, keep_note(plan, retrying, tally.summary.rows()));
         }
     }
     progress.finish_and_clear();
     let out = writer.finish()?;
     discard.0 = None;
+    Ok(out)
+}
+
+/// What a stopped run leaves behind, after its error message.
+fn keep_note(plan: &Plan, retrying: bool, rows: u64) -> String {
+    match &plan.out_path {
+        Some(out) if retrying => format!("; {} is left as it was (the next --resume retries its failed rows)", out.display()),
+        Some(_) if rows == 0 => "; no row was scored before it".to_owned(),
+        Some(out) if plan.kind == OutKind::Parquet => format!(
+            "; {} is not written (a Parquet file is written whole: score to .jsonl to keep the {rows} rows before it and --resume)",
+            out.display()
+        ),
+        Some(out) => {
+            format!("; the {rows} rows before it are kept in {} (fix the input, then use --resume)", crate::term::path(&output::partial_path(out)))
+        }
+        None => String::new(),
+    }
+}
+
+/// A row of a finished output kept as written: the row and its line's bytes.
+type KeptRow = (Report, Vec<u8>);
+
+/// `--resume` of a finished output: for each record of the block, the row already written
+/// when it carries no failure (kept as written), else `None` (scored again); each written
+/// row is checked against its record. Without a retry, `None` for every record. `seen`
+/// counts the records.
+///
+/// # Errors
+/// The output has fewer rows than the input, or a row is not its record's.
+fn kept_rows(mut retry: Option<&mut output::Finished>, recs: &[Record], seen: &mut u64) -> Result<Vec<Option<KeptRow>>> {
+    let mut kept: Vec<Option<KeptRow>> = Vec::with_capacity(recs.len());
+    for rec in recs {
+        *seen += 1;
+        let Some(f) = retry.as_deref_mut() else {
+            kept.push(None);
+            continue;
+        };
+        let Some((row, line)) = f.next_row()? else {
+            bail!("--resume: the output has fewer rows ({}) than the input; wrong input file?", *seen - 1)
+        };
+        check_written_row(*seen, row.id.as_deref(), row.input_sha256.as_deref(), row.system.as_deref(), rec)?;
+        kept.push((!row.carries_failure()).then_some((row, line)));
+    }
+    Ok(kept)
+}
+
+/// After the rows are committed: the CSV and `--summary` files, the per-system table with
+/// the metrics' run reports, the warnings (skipped records, repeated ids, metrics without
+/// any value) and the exit status (3 when work failed or a metric produced no value).
+///
+/// # Errors
+/// The CSV, the summary table or standard output cannot be written (saying that the rows were).
+fn finish(args: &ScoreArgs, plan: &Plan, scorer: &Scorer, out: Option<&Path>, tally: Tally) -> Result<i32> {
+    let Tally { summary, csv, duplicate_ids, valued, first_skipped, .. } = tally;
     // From here on the rows are committed: a later failure says so.
-    let rows_are = |what: &str| match &out {
+    let rows_are = |what: &str| match out {
         Some(o) => format!("the rows are complete in {}, but {what}", o.display()),
         None => format!("the rows are complete (written to standard output), but {what}"),
     };
@@ -520,24 +661,10 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     if let Some(p) = args.summary.as_deref().filter(|p| !output::is_stdout(p)) {
         output::write_atomic(p, table.as_bytes()).with_context(|| rows_are("the --summary table could not be written"))?;
     }
-    // Requested metrics that produced no value in any row (every record skipped, every row
-    // failed or a documented null) must not let the run look successful, whatever --on-error
-    // says (under fail, every value can still be a documented null: empty summaries, LLM
-    // replies that do not parse).
-    let columns = scorer.columns();
-    let mut valueless: Vec<&str> = Vec::new();
-    if summary.rows() > 0 {
-        for name in &args.metrics {
-            let Some(info) = factpico::metric_info(name) else { continue };
-            let cols: Vec<&str> = info.columns.iter().map(|c| c.name).filter(|c| columns.contains(c)).collect();
-            if !cols.is_empty() && !cols.iter().any(|c| valued.contains(*c)) && !valueless.contains(&info.name) {
-                valueless.push(info.name);
-            }
-        }
-    }
+    let valueless = valueless_metrics(args, scorer, &summary, &valued);
     if !args.quiet {
         let (rows, skipped) = (summary.rows(), summary.skipped());
-        match &out {
+        match out {
             Some(out) => eprintln!("wrote {rows} rows ({skipped} skipped) to {}", crate::term::path(out)),
             None => eprintln!("wrote {rows} rows ({skipped} skipped) to standard output"),
         }
@@ -562,7 +689,7 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
     }
     // System names in the table are data: escaped on the terminal (the --summary file keeps them).
     let table = escape_controls(&table);
-    if stdout_is_data {
+    if plan.stdout_is_data {
         eprintln!("{table}");
     } else {
         let written = output::print_stdout(&format!("{table}\n"))
@@ -592,6 +719,30 @@ pub fn run(args: &ScoreArgs, matches: Option<&clap::ArgMatches>) -> Result<i32> 
         return Ok(3);
     }
     Ok(0)
+}
+
+/// Requested metrics that produced no value in any row (every record skipped, every row
+/// failed or a documented null): they must not let the run look successful, whatever
+/// --on-error says (under fail, every value can still be a documented null: empty
+/// summaries, LLM replies that do not parse).
+fn valueless_metrics(
+    args: &ScoreArgs,
+    scorer: &Scorer,
+    summary: &Summary,
+    valued: &std::collections::HashSet<String>,
+) -> Vec<&'static str> {
+    let columns = scorer.columns();
+    let mut valueless: Vec<&'static str> = Vec::new();
+    if summary.rows() > 0 {
+        for name in &args.metrics {
+            let Some(info) = factpico::metric_info(name) else { continue };
+            let cols: Vec<&str> = info.columns.iter().map(|c| c.name).filter(|c| columns.contains(c)).collect();
+            if !cols.is_empty() && !cols.iter().any(|c| valued.contains(*c)) && !valueless.contains(&info.name) {
+                valueless.push(info.name);
+            }
+        }
+    }
+    valueless
 }
 
 /// Removes the partial file it names when dropped (a retry of a finished output that stopped
@@ -711,9 +862,9 @@ fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stder
 /// LLM evaluator's requests) in the bar's message, and — as the bar is not drawn when
 /// standard error is not a terminal — as an info log line (`-v`) every 5 seconds when it
 /// changed.
-fn score_with_progress(scorer: &factpico::Scorer, pairs: &[Pair<'_>], bar: &indicatif::ProgressBar) -> Vec<Report> {
+fn score_with_progress(scorer: &factpico::Scorer, records: &[InputRecord<'_>], bar: &indicatif::ProgressBar) -> Vec<Report> {
     if scorer.metrics().all(|m| m.progress().is_none()) {
-        return scorer.score_pairs(pairs);
+        return scorer.score_records(records);
     }
     let done = std::sync::atomic::AtomicBool::new(false);
     let line = || scorer.progress().into_iter().map(|(m, l)| format!("{m}: {l}")).collect::<Vec<_>>().join("; ");
@@ -731,7 +882,7 @@ fn score_with_progress(scorer: &factpico::Scorer, pairs: &[Pair<'_>], bar: &indi
             }
             bar.set_message(line());
         });
-        let out = scorer.score_pairs(pairs);
+        let out = scorer.score_records(records);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         out
     })

@@ -34,6 +34,7 @@
 mod error;
 pub mod explain;
 pub mod metric;
+mod provenance;
 mod report;
 mod scorer;
 mod session;
@@ -46,8 +47,9 @@ pub use metric::{
     RunReport,
     Texts,
 };
+pub use provenance::{DeriveIdProvenance, InputProvenance, Provenance, SideInput};
 pub use report::{input_sha256, provenance_hash, Report, Sentences, Warning, INCOMPLETE_PREFIX, SCHEMA_VERSION};
-pub use scorer::{Scorer, ScorerBuilder};
+pub use scorer::{InputRecord, Scorer, ScorerBuilder};
 pub use session::{Device, RuntimeOptions};
 pub use units::{MetricUnit, ScorerOptions};
 

@@ -129,10 +129,12 @@ pub const INCOMPLETE_PREFIX: &str = "incomplete:";
 
 /// The `run` reference of rows scored under `provenance` (output schema 3): the first 16 hex
 /// digits of sha256 of its compact JSON (`serde_json::to_vec`, object keys sorted). Equal
-/// provenance objects give equal hashes whatever the file's whitespace.
-pub fn provenance_hash(provenance: &serde_json::Value) -> String {
+/// provenance objects give equal hashes whatever the file's whitespace. `provenance` is a
+/// [`crate::Provenance`] or its JSON value (hashed as a value: keys sorted at every level).
+pub fn provenance_hash<P: serde::Serialize + ?Sized>(provenance: &P) -> String {
     use sha2::Digest;
-    let bytes = serde_json::to_vec(provenance).unwrap_or_default();
+    let value = serde_json::to_value(provenance).unwrap_or(serde_json::Value::Null);
+    let bytes = serde_json::to_vec(&value).unwrap_or_default();
     hex::encode(&sha2::Sha256::digest(&bytes)[..8])
 }
 

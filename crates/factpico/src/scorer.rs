@@ -4,7 +4,8 @@ use rayon::prelude::*;
 
 use crate::error::error_chain;
 use crate::metric::{metric_info, metric_names, Metric, MetricInfo, MetricOutput, Pair, Texts};
-use crate::report::{Report, Sentences, Warning, SCHEMA_VERSION};
+use crate::provenance::{InputProvenance, Provenance};
+use crate::report::{input_sha256, Report, Sentences, Warning, SCHEMA_VERSION};
 use crate::units::ScorerOptions;
 use crate::{Error, Result};
 
@@ -33,8 +34,8 @@ use crate::{Error, Result};
 pub struct Scorer {
     metrics: Vec<Box<dyn Metric>>,
     options: ScorerOptions,
-    provenance: serde_json::Value,
-    /// [`crate::provenance_hash`] of `provenance`: each report's `run`.
+    provenance: Provenance,
+    /// [`Provenance::hash`] of `provenance`: each report's `run`.
     run: String,
 }
 
@@ -156,16 +157,15 @@ impl ScorerBuilder {
             }
             metrics.push(m);
         }
-        let models: serde_json::Map<String, serde_json::Value> =
-            metrics.iter().map(|m| (m.info().name.to_owned(), m.provenance())).collect();
-        let provenance = serde_json::json!({
-            "engine": format!("factpico {}", crate::VERSION),
-            "schema_version": SCHEMA_VERSION,
-            "options": serde_json::to_value(&options).unwrap_or(serde_json::Value::Null),
-            "metrics": models,
-            "summary_columns": metrics.iter().flat_map(|m| m.summary_columns()).collect::<Vec<_>>(),
-        });
-        let run = crate::report::provenance_hash(&provenance);
+        let provenance = Provenance {
+            engine: format!("factpico {}", crate::VERSION),
+            input: None,
+            metrics: metrics.iter().map(|m| (m.info().name.to_owned(), m.provenance())).collect(),
+            options: serde_json::to_value(&options).unwrap_or(serde_json::Value::Null),
+            schema_version: SCHEMA_VERSION,
+            summary_columns: Some(metrics.iter().flat_map(|m| m.summary_columns()).map(str::to_owned).collect()),
+        };
+        let run = provenance.hash();
         Ok(Scorer { metrics, options, provenance, run })
     }
 }
@@ -193,11 +193,19 @@ impl Scorer {
     /// The run's provenance (engine, schema version, options, per-metric settings and model
     /// hashes, summary columns): stored once per output, referenced by every report's `run`
     /// ([`Scorer::run`]).
-    pub fn provenance(&self) -> &serde_json::Value {
+    pub fn provenance(&self) -> &Provenance {
         &self.provenance
     }
 
-    /// [`crate::provenance_hash`] of [`Scorer::provenance`]: the `run` of every report.
+    /// Records how the rows were read ([`Provenance::input`], set by a front end that reads
+    /// an input file) and recomputes [`Scorer::run`]: the reports scored from then on
+    /// reference the provenance with the input.
+    pub fn set_input(&mut self, input: Option<InputProvenance>) {
+        self.provenance.input = input;
+        self.run = self.provenance.hash();
+    }
+
+    /// [`Provenance::hash`] of [`Scorer::provenance`]: the `run` of every report.
     pub fn run(&self) -> &str {
         &self.run
     }
@@ -313,6 +321,41 @@ impl Scorer {
             }
         }
         reports
+    }
+}
+
+/// An input record to score into a complete row ([`Scorer::score_records`]): its pair and
+/// what the record says besides the texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputRecord<'a> {
+    /// The pair; its `id` is the row's id (kept even when empty).
+    pub pair: Pair<'a>,
+    /// 1-based record number in the input.
+    pub row: u64,
+    /// The system that wrote the summary, if the input says.
+    pub system: Option<&'a str>,
+}
+
+impl Scorer {
+    /// Scores input records into complete rows, as `factpico score` writes them: each
+    /// report of [`Scorer::score_pairs`] with the record's row number, id, system and
+    /// [`crate::input_sha256`] (which `--resume` and `report` check), and [`Scorer::run`].
+    pub fn score_records(&self, records: &[InputRecord<'_>]) -> Vec<Report> {
+        let pairs: Vec<Pair<'_>> = records.iter().map(|r| r.pair).collect();
+        let mut reports = self.score_pairs(&pairs);
+        for (rep, r) in reports.iter_mut().zip(records) {
+            rep.row = Some(r.row);
+            rep.id = Some(r.pair.id.to_owned());
+            rep.system = r.system.map(str::to_owned);
+            rep.input_sha256 = Some(input_sha256(r.pair.source, r.pair.summary, r.pair.extras));
+        }
+        reports
+    }
+
+    /// The row of an input record that could not be read: its number, its id when it could
+    /// be read, why it was skipped, and [`Scorer::run`].
+    pub fn skipped_row(&self, row: u64, id: Option<String>, why: String) -> Report {
+        Report { row: Some(row), id, skipped: Some(why), run: Some(self.run.clone()), ..Report::default() }
     }
 }
 
@@ -525,6 +568,27 @@ mod tests {
         assert_eq!(reports[2].nulls.get("flaky").map(String::as_str), Some("empty summary"));
         // The two live rows were scored alone, once each.
         assert_eq!(singles.load(Ordering::SeqCst), 2);
+    }
+
+    /// Input records become complete rows: row number, id (even empty), system, input hash
+    /// and run; a skipped record's row carries its reason and the run.
+    #[test]
+    fn records_become_complete_rows() {
+        let scorer = Scorer::try_new(ScorerOptions { metrics: vec!["rougeL".into()], ..ScorerOptions::default() }).unwrap();
+        let extras: crate::Extras = [("evidence".to_owned(), serde_json::json!("x"))].into_iter().collect();
+        let records = [
+            InputRecord { pair: Pair::new("a", "The drug worked.", "It worked.").with_extras(&extras), row: 3, system: Some("S") },
+            InputRecord { pair: Pair::new("", "The drug worked.", ""), row: 4, system: None },
+        ];
+        let rows = scorer.score_records(&records);
+        assert_eq!((rows[0].row, rows[0].id.as_deref(), rows[0].system.as_deref()), (Some(3), Some("a"), Some("S")));
+        assert_eq!(rows[0].input_sha256.as_deref(), Some(input_sha256("The drug worked.", "It worked.", &extras).as_str()));
+        assert_eq!(rows[0].run.as_deref(), Some(scorer.run()));
+        assert!(rows[0].score("rougeL").is_some());
+        assert_eq!((rows[1].row, rows[1].id.as_deref(), rows[1].system.as_deref()), (Some(4), Some(""), None));
+        assert_eq!(rows[1].nulls.get("rougeL").map(String::as_str), Some("empty summary"));
+        let skipped = scorer.skipped_row(5, None, "line 5: malformed JSON".into());
+        assert_eq!((skipped.row, skipped.skipped.as_deref(), skipped.run.as_deref()), (Some(5), Some("line 5: malformed JSON"), Some(scorer.run())));
     }
 
     #[test]

@@ -303,7 +303,7 @@ fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
 pub fn gather(
     path: &Path,
     max_rows: usize,
-    primary: impl FnOnce(&BTreeSet<String>, Option<&serde_json::Value>) -> Vec<String>,
+    primary: impl FnOnce(&BTreeSet<String>, Option<&factpico::Provenance>) -> Vec<String>,
 ) -> Result<Gathered> {
     let before = stamp(path);
     let mut pass = FirstPass::default();

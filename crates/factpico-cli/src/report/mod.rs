@@ -135,10 +135,9 @@ fn columns_of(present: &BTreeSet<String>) -> Vec<payload::Column> {
 /// file's provenance records them (`summary_columns`); for files written before it did (or
 /// without their provenance file), the primary columns of the registry metrics that produced
 /// the rows.
-fn primary_columns(present: &BTreeSet<String>, provenance: Option<&serde_json::Value>) -> Vec<String> {
-    let recorded = provenance.and_then(|p| p.get("summary_columns")).and_then(serde_json::Value::as_array);
-    if let Some(cols) = recorded {
-        return cols.iter().filter_map(|c| c.as_str().map(str::to_owned)).collect();
+fn primary_columns(present: &BTreeSet<String>, provenance: Option<&factpico::Provenance>) -> Vec<String> {
+    if let Some(cols) = provenance.and_then(|p| p.summary_columns.as_ref()) {
+        return cols.clone();
     }
     let has = |col: &str| present.contains(col);
     factpico::registry().into_iter().flat_map(|m| m.primary_columns()).filter(|c| has(c)).map(str::to_owned).collect()

@@ -34,7 +34,7 @@ pub(crate) struct Page<'a> {
     /// Which rows the page holds, when not every row.
     pub selection: Option<&'a Selection>,
     /// The score file's provenance, when it has one.
-    pub provenance: Option<&'a serde_json::Value>,
+    pub provenance: Option<&'a factpico::Provenance>,
     pub texts: Option<&'a Texts>,
     pub columns: &'a [Column],
     pub primary: &'a [String],
@@ -66,7 +66,7 @@ pub(crate) fn render(p: &Page<'_>) -> Result<String> {
     );
     let index = payload::embed(&payload::index(p.reports, p.columns))?;
     let provenance = p.provenance;
-    let engine = provenance.and_then(|v| v["engine"].as_str()).unwrap_or("factpico (unknown version)");
+    let engine = provenance.map_or("factpico (unknown version)", |v| v.engine.as_str());
     let n_rows = p.total;
     // Most of the page is the row payloads; reserve to avoid regrowing.
     let mut body = String::with_capacity(64 * 1024 + p.reports.len() * 4096);
@@ -172,7 +172,7 @@ fn overview(p: &Page<'_>) -> Markup {
 }
 
 /// The meta-evaluation (with --ratings) and the provenance, after the list.
-fn more(p: &Page<'_>, provenance: Option<&serde_json::Value>) -> Markup {
+fn more(p: &Page<'_>, provenance: Option<&factpico::Provenance>) -> Markup {
     html! {
         @if let Some(m) = p.meta {
             details.fp-section #fp-metaeval open {
@@ -188,7 +188,7 @@ fn more(p: &Page<'_>, provenance: Option<&serde_json::Value>) -> Markup {
         @if let Some(v) = provenance {
             details.fp-section {
                 summary { "Provenance (first row)" }
-                pre.fp-prov { (serde_json::to_string_pretty(v).unwrap_or_default()) }
+                pre.fp-prov { (serde_json::to_string_pretty(&v.to_value()).unwrap_or_default()) }
             }
         }
     }

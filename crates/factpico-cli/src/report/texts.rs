@@ -34,39 +34,35 @@ const HINT: &str = "pass the input file that was scored, with the same --format/
 /// "summary", "system", <side input name>: <field>...}, "derive_id": {"field", "prefix",
 /// "hex_len"} | null, "tsv_quotes": bool, "delimiter": ";"}`, the delimiter only when not `,`);
 /// `None` for older files or without provenance.
-pub fn recorded_mapping(provenance: Option<&serde_json::Value>) -> Option<(Format, FieldMap)> {
-    let input = provenance?.get("input").filter(|v| v.is_object())?;
-    let format = match input["format"].as_str()? {
+pub fn recorded_mapping(provenance: Option<&factpico::Provenance>) -> Option<(Format, FieldMap)> {
+    let input = provenance?.input.as_ref()?;
+    let format = match input.format.as_str() {
         "jsonl" => Format::Jsonl,
         "json" => Format::Json,
         "csv" => Format::Csv,
         "tsv" => Format::Tsv,
         _ => return None,
     };
-    let f = &input["fields"];
-    let name = |k: &str, default: &str| f[k].as_str().unwrap_or(default).to_owned();
-    let derive_id = input["derive_id"].as_object().and_then(|d| {
-        Some(DeriveId {
-            field: d.get("field")?.as_str()?.to_owned(),
-            prefix: d.get("prefix").and_then(|p| p.as_str()).unwrap_or("").to_owned(),
-            hex_len: d.get("hex_len").or_else(|| d.get("hex")).and_then(serde_json::Value::as_u64).unwrap_or(12) as usize,
-        })
+    let name = |k: &str, default: &str| input.fields.get(k).cloned().flatten().unwrap_or_else(|| default.to_owned());
+    let derive_id = input.derive_id.as_ref().map(|d| DeriveId {
+        field: d.field.clone(),
+        prefix: d.prefix.clone(),
+        hex_len: usize::try_from(d.hex_len).unwrap_or(usize::MAX),
     });
     // `delimiter` (CSV) is recorded only when not `,`; files written before it have none.
-    let delimiter = match input.get("delimiter") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(d) => Some(input::parse_delimiter(d.as_str()?).ok()?),
+    let delimiter = match &input.delimiter {
+        None => None,
+        Some(d) => Some(input::parse_delimiter(d).ok()?),
     };
     // Every other entry of `fields` maps a per-row side input to its field. Nothing is read
     // as explicit: a field the recorded mapping names by default may be absent from the input
     // (score then derived the id / read no side input), and the id and hash checks catch any
     // record read differently.
-    let extras = f
-        .as_object()
-        .into_iter()
-        .flatten()
+    let extras = input
+        .fields
+        .iter()
         .filter(|(k, _)| !["id", "source", "summary", "system"].contains(&k.as_str()))
-        .filter_map(|(k, v)| Some(ExtraField { name: k.clone(), field: v.as_str()?.to_owned(), explicit: false }))
+        .filter_map(|(k, v)| Some(ExtraField { name: k.clone(), field: v.clone()?, explicit: false }))
         .collect();
     Some((
         format,
@@ -77,7 +73,7 @@ pub fn recorded_mapping(provenance: Option<&serde_json::Value>) -> Option<(Forma
             summary: name("summary", "summary"),
             system: name("system", "system"),
             derive_id,
-            tsv_quotes: input["tsv_quotes"].as_bool().unwrap_or(false),
+            tsv_quotes: input.tsv_quotes,
             delimiter,
             extras,
         },
@@ -91,13 +87,8 @@ pub fn recorded_mapping(provenance: Option<&serde_json::Value>) -> Option<(Forma
 ///
 /// # Errors
 /// An `--input-field` whose name none of those metrics reads.
-fn side_inputs(args: &InputArgs, provenance: Option<&serde_json::Value>) -> Result<Vec<ExtraField>> {
-    let ran: std::collections::BTreeSet<&str> = provenance
-        .and_then(|p| p.get("metrics"))
-        .and_then(serde_json::Value::as_object)
-        .into_iter()
-        .flat_map(|m| m.keys().map(String::as_str))
-        .collect();
+fn side_inputs(args: &InputArgs, provenance: Option<&factpico::Provenance>) -> Result<Vec<ExtraField>> {
+    let ran: std::collections::BTreeSet<&str> = provenance.into_iter().flat_map(factpico::Provenance::metric_names).collect();
     let mut names: Vec<&str> = Vec::new();
     for info in factpico::registry().into_iter().filter(|i| ran.contains(i.name)) {
         for input in info.inputs {
@@ -129,7 +120,7 @@ fn side_inputs(args: &InputArgs, provenance: Option<&serde_json::Value>) -> Resu
 ///
 /// # Errors
 /// The format cannot be told; an `--input-field` no metric of the file reads.
-pub fn mapping(path: &Path, args: &InputArgs, provenance: Option<&serde_json::Value>) -> Result<((Format, FieldMap), &'static str)> {
+pub fn mapping(path: &Path, args: &InputArgs, provenance: Option<&factpico::Provenance>) -> Result<((Format, FieldMap), &'static str)> {
     let given = args.format.is_some()
         || args.tsv_quotes
         || args.delimiter.is_some()
@@ -229,12 +220,20 @@ pub fn read(path: &Path, format: Format, fields: &FieldMap, reports: &[Report]) 
 mod tests {
     use super::*;
 
+    /// A provenance of the given JSON (engine and schema version filled in when absent).
+    fn prov(mut v: serde_json::Value) -> factpico::Provenance {
+        let o = v.as_object_mut().unwrap();
+        o.entry("engine").or_insert_with(|| "factpico 0.1.0".into());
+        o.entry("schema_version").or_insert_with(|| 2.into());
+        factpico::Provenance::from_value(v).unwrap()
+    }
+
     #[test]
     fn a_recorded_field_mapping_is_read_back() {
-        let r = Some(serde_json::json!({"input": {
+        let r = Some(prov(serde_json::json!({"input": {
             "format": "csv", "fields": {"id": null, "source": "abstract", "summary": "plain", "system": "model", "evidence": "spans"},
             "derive_id": {"field": "abstract", "prefix": "sh_", "hex_len": 12}
-        }}));
+        }})));
         let (format, f) = recorded_mapping(r.as_ref()).unwrap();
         assert_eq!(format, Format::Csv);
         assert_eq!((f.source.as_str(), f.summary.as_str(), f.system.as_str()), ("abstract", "plain", "model"));
@@ -242,7 +241,7 @@ mod tests {
         assert_eq!((d.field.as_str(), d.prefix.as_str(), d.hex_len), ("abstract", "sh_", 12));
         assert_eq!(f.extras, vec![ExtraField { name: "evidence".into(), field: "spans".into(), explicit: false }]);
         // Schema 1 rows record nothing.
-        assert!(recorded_mapping(Some(&serde_json::json!({"engine": "factpico 0.1.0"}))).is_none());
+        assert!(recorded_mapping(Some(&prov(serde_json::json!({"engine": "factpico 0.1.0"})))).is_none());
         assert!(recorded_mapping(None).is_none());
     }
 
@@ -255,7 +254,7 @@ mod tests {
             if let (Some(o), Some(e)) = (i.as_object_mut(), extra.as_object()) {
                 o.extend(e.clone());
             }
-            serde_json::json!({ "input": i })
+            prov(serde_json::json!({ "input": i }))
         };
         assert_eq!(recorded_mapping(Some(&input(serde_json::json!({"delimiter": ";"})))).unwrap().1.delimiter, Some(b';'));
         assert_eq!(recorded_mapping(Some(&input(serde_json::json!({})))).unwrap().1.delimiter, None);
@@ -274,10 +273,10 @@ mod tests {
             std::fs::write(&input, text).unwrap();
         };
         write(&rows);
-        let provenance = serde_json::json!({"input": {
+        let provenance = prov(serde_json::json!({"input": {
             "format": "jsonl", "fields": {"id": "id", "source": "source", "summary": "summary", "system": "system", "evidence": "spans"},
             "derive_id": null, "side_inputs": {}
-        }});
+        }}));
         let reports: Vec<Report> = rows
             .iter()
             .enumerate()
