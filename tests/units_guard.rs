@@ -140,7 +140,7 @@ fn every_builtin_metric_writes_exactly_its_registry_columns_on_the_fixtures() {
                 }
                 // The unit renders whatever detail it wrote, from the JSON alone.
                 if let Some(d) = r.details.get(info.name) {
-                    let blocks = factpico::explain::explain(info.name, d);
+                    let blocks = factpico::explain_metric(info.name, d);
                     assert!(!blocks.is_empty(), "{} row {id}: no explanation of its detail", info.name);
                     let round: serde_json::Value = serde_json::to_value(&blocks).unwrap();
                     assert_eq!(serde_json::from_value::<Vec<factpico::ExplainBlock>>(round).unwrap(), blocks);

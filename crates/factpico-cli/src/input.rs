@@ -19,33 +19,10 @@ use anyhow::{bail, Context, Result};
 use factpico_io::delimited::{self, lines_text, scan_record, LineCounter};
 use sha2::Digest;
 
-/// Input file format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// One JSON object per line.
-    Jsonl,
-    /// One JSON array of objects.
-    Json,
-    /// Comma-separated values with a header row (RFC 4180 quoting; fields may hold newlines).
-    Csv,
-    /// Tab-separated values with a header row; fields are taken literally, quotes included
-    /// (`--tsv-quotes` parses CSV-style quoting).
-    Tsv,
-}
+/// Input file format: factpico-io's, shared with `factpico meta-eval`. `tsv-quoted` is TSV
+/// with `--tsv-quotes` (recorded so in the provenance).
+pub use factpico_io::Format;
 
-impl Format {
-    /// Guesses the format from the file extension (`.jsonl`/`.ndjson`, `.json`, `.csv`, `.tsv`/`.tab`).
-    pub fn from_path(path: &Path) -> Option<Self> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "jsonl" | "ndjson" => Some(Self::Jsonl),
-            "json" => Some(Self::Json),
-            "csv" => Some(Self::Csv),
-            "tsv" | "tab" => Some(Self::Tsv),
-            _ => None,
-        }
-    }
-}
 
 /// The input options shared by `factpico score` and `factpico report` (which re-reads the
 /// scored input with the same options): format, field names and side-input fields.
@@ -150,7 +127,7 @@ impl InputArgs {
                 prefix: self.id_prefix.clone(),
                 hex_len: usize::from(self.id_hex),
             }),
-            tsv_quotes: self.tsv_quotes,
+            tsv_quotes: self.tsv_quotes || self.format == Some(Format::TsvQuoted),
             // `,` is CSV's own: recorded as no delimiter (the provenance of a run without it).
             delimiter: self.delimiter.filter(|&d| d != b','),
             extras,
@@ -163,7 +140,10 @@ impl InputArgs {
     /// Neither tells the format (a compressed file's extension, `.gz`, `.zip`, ..., is named
     /// as compressed).
     pub fn format_of(&self, input: &Path) -> Result<Format> {
-        match self.format.or_else(|| Format::from_path(input)) {
+        // `tsv-quoted` is TSV read with quotes (`field_map` sets them): recorded as `tsv` with
+        // `tsv_quotes`, as --tsv-quotes has always been.
+        let format = self.format.map(|f| if f == Format::TsvQuoted { Format::Tsv } else { f });
+        match format.or_else(|| Format::from_path(input)) {
             Some(f) if f != Format::Csv && self.delimiter.is_some() => {
                 let tsv = if f == Format::Tsv { " (TSV is separated by tabs; pass --format csv to read it as CSV)" } else { "" };
                 bail!("--delimiter applies to CSV input, but {} is read as {}{tsv}", input.display(), f.name())
@@ -195,17 +175,6 @@ impl InputArgs {
     }
 }
 
-impl Format {
-    /// The format's name as `--format` spells it (`jsonl`, `json`, `csv`, `tsv`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Jsonl => "jsonl",
-            Self::Json => "json",
-            Self::Csv => "csv",
-            Self::Tsv => "tsv",
-        }
-    }
-}
 
 pub use factpico::input_sha256;
 
@@ -401,6 +370,7 @@ pub fn from_reader(
         Format::Json => Box::new(json_array(reader, fields.clone())?),
         Format::Csv => Box::new(DelimitedReader::new(reader, fields.delimiter.unwrap_or(b','), true, fields)?),
         Format::Tsv => Box::new(DelimitedReader::new(reader, b'\t', fields.tsv_quotes, fields)?),
+        Format::TsvQuoted => Box::new(DelimitedReader::new(reader, b'\t', true, fields)?),
     })
 }
 

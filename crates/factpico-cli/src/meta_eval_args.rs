@@ -23,34 +23,6 @@ pub enum LevelArg {
     Both,
 }
 
-/// Input file formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FormatArg {
-    /// One JSON object per line (factpico score output or flat objects).
-    Jsonl,
-    /// A JSON array of objects.
-    Json,
-    /// CSV with a header.
-    Csv,
-    /// TSV with a header; cells literal, quotes included.
-    Tsv,
-    /// TSV with CSV-style quoting (as pandas' to_csv(sep="\t") writes it).
-    #[value(alias = "tsv_quoted")]
-    TsvQuoted,
-}
-
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Jsonl => Format::Jsonl,
-            FormatArg::Json => Format::Json,
-            FormatArg::Csv => Format::Csv,
-            FormatArg::Tsv => Format::Tsv,
-            FormatArg::TsvQuoted => Format::TsvQuoted,
-        }
-    }
-}
-
 /// Arguments of `factpico meta-eval`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example (shaib2023 plain summaries):\n  factpico meta-eval --scores shaib.scores.jsonl \
@@ -122,10 +94,10 @@ pub struct MetaEvalArgs {
     pub plot_aspects: Vec<String>,
     /// Format of the scores file (default: from its extension).
     #[arg(long, value_enum)]
-    pub scores_format: Option<FormatArg>,
+    pub scores_format: Option<Format>,
     /// Format of the ratings file (default: from its extension).
     #[arg(long, value_enum)]
-    pub ratings_format: Option<FormatArg>,
+    pub ratings_format: Option<Format>,
     /// Instead: Randolph's kappa over the ratings file's annotators (--annotators or --kappa-columns, --categories).
     #[arg(long)]
     pub kappa: bool,
@@ -255,9 +227,9 @@ impl MetaEvalArgs {
         };
         Ok(RunOptions {
             scores,
-            scores_format: self.scores_format.map(Into::into),
+            scores_format: self.scores_format,
             ratings: self.ratings.clone(),
-            ratings_format: self.ratings_format.map(Into::into),
+            ratings_format: self.ratings_format,
             metrics: self.metrics.clone(),
             aspects: self.aspects.clone(),
             join: JoinOptions {
@@ -302,7 +274,7 @@ impl MetaEvalArgs {
                 ))
             }
         };
-        let (rows, markdown) = run_kappa(&self.ratings, self.ratings_format.map(Into::into), &layout, k)?;
+        let (rows, markdown) = run_kappa(&self.ratings, self.ratings_format, &layout, k)?;
         let mut written = Vec::new();
         if let Some(dir) = &self.out_dir {
             let md_path = dir.join(format!("{}.md", self.name));

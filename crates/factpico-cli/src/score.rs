@@ -799,7 +799,7 @@ fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
     let mut infos: Vec<&'static factpico::MetricInfo> = Vec::new();
     for name in &options.metrics {
         let info = factpico::metric_info(name)
-            .with_context(|| format!("unknown metric {name:?} (available: {})", factpico::metric::metric_names()))?;
+            .with_context(|| format!("unknown metric {name:?} (available: {})", factpico::metric_names()))?;
         if !infos.iter().any(|i| i.name == info.name) {
             infos.push(info);
         }
@@ -843,7 +843,7 @@ fn dry_run(args: &ScoreArgs, format: Format) -> Result<i32> {
 /// with a warning, scoring goes on.
 fn explain(r: &Report, texts: Option<&factpico::explain::RowTexts<'_>>, to_stderr: bool) -> bool {
     // Ids, texts and details are data: escaped for the terminal.
-    let rendered = factpico::explain::render_text(r, texts);
+    let rendered = factpico::explain::render_text(r, &factpico::explain_report(r), texts);
     let s = escape_controls(&rendered);
     if to_stderr {
         eprint!("{s}");

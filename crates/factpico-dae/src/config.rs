@@ -90,33 +90,4 @@ mod tests {
         assert_eq!((partial.parser, partial.multi_sentence), (Some(DaeParser::Conllu), MultiSentence::SingleParse));
         assert!(serde_json::from_str::<DaeConfig>(r#"{"max_arcs": 3}"#).unwrap_err().to_string().contains("max_arcs"));
     }
-
-    /// The flags come from the same definition: no flag = the defaults; each flag sets its
-    /// field; the ids are the JSON paths.
-    #[cfg(feature = "clap")]
-    #[test]
-    fn flags_from_the_definition() {
-        use clap::{Args as _, FromArgMatches as _};
-        let cmd = DaeConfig::augment_args(clap::Command::new("t"));
-        cmd.clone().debug_assert();
-        let parse = |args: &[&str]| {
-            let m = cmd.clone().try_get_matches_from(std::iter::once("t").chain(args.iter().copied())).unwrap();
-            DaeConfig::from_arg_matches(&m).unwrap()
-        };
-        assert_eq!(parse(&[]), DaeConfig::default());
-        let c = parse(&[
-            "--dae-model", "m", "--dae-nli-model", "n", "--arcs", "a.conllu", "--parser", "conllu",
-            "--dae-multi-sentence", "single-parse",
-        ]);
-        assert_eq!((c.model, c.nli_model, c.arcs), (Some("m".into()), Some("n".into()), Some("a.conllu".into())));
-        assert_eq!((c.parser, c.multi_sentence), (Some(DaeParser::Conllu), MultiSentence::SingleParse));
-        assert_eq!(parse(&["--parser", "json"]).parser, Some(DaeParser::Json));
-        assert_eq!(parse(&["--parser", "spacy"]).parser, Some(DaeParser::Spacy));
-        let defaults = serde_json::to_value(DaeConfig::default()).unwrap();
-        for a in cmd.get_arguments() {
-            let id = a.get_id().as_str();
-            let field = id.strip_prefix("dae.").unwrap_or_else(|| panic!("{id}: not under dae."));
-            assert!(defaults.get(field).is_some(), "{id}");
-        }
-    }
 }

@@ -39,6 +39,7 @@
 mod atomic;
 pub mod delimited;
 mod error;
+mod format;
 mod guard;
 #[cfg(feature = "parquet")]
 pub mod parquet_rows;
@@ -47,6 +48,7 @@ mod target;
 
 pub use atomic::{write_atomic, AtomicFile};
 pub use error::{Error, Result};
+pub use format::Format;
 pub use guard::PathGuard;
 pub use partial::{PartialFile, PartialOpen};
 pub use target::{check_database_path, check_not_descriptor, check_output_path, database_files, partial_path, sibling_path};

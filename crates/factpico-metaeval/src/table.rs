@@ -31,38 +31,8 @@ use serde_json::Value;
 
 use crate::error::{Error, Result, Side};
 
-/// A table file format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Format {
-    /// One JSON object per line (factpico score output, or flat objects).
-    Jsonl,
-    /// A JSON array of objects.
-    Json,
-    /// Comma-separated values with a header.
-    Csv,
-    /// Tab-separated values with a header; cells are literal, quotes included (as
-    /// `factpico score` reads TSV).
-    Tsv,
-    /// Tab-separated values with CSV-style quoting (quoted cells may hold tabs and line
-    /// breaks, `""` is a quote), as pandas' `to_csv(sep="\t")` writes them (`factpico score
-    /// --tsv-quotes`). Never inferred from the extension.
-    TsvQuoted,
-}
-
-impl Format {
-    /// The format implied by a file extension (case-insensitive), if any.
-    pub fn from_path(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "jsonl" | "ndjson" => Format::Jsonl,
-            "json" => Format::Json,
-            "csv" => Format::Csv,
-            "tsv" | "tab" => Format::Tsv,
-            _ => return None,
-        })
-    }
-}
+/// A table file format: factpico-io's, the one `factpico score` reads too.
+pub use factpico_io::Format;
 
 /// One data row.
 #[derive(Debug, Clone, Default, PartialEq)]

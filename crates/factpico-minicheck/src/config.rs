@@ -198,42 +198,4 @@ mod tests {
         assert!(serde_json::from_str::<MiniCheckConfig>(r#"{"chunk": 3}"#).unwrap_err().to_string().contains("chunk"));
         assert!(serde_json::from_str::<MiniCheckConfig>(r#"{"checker": "t5-xl"}"#).is_err());
     }
-
-    /// The flags come from the same definition: no flag = the defaults; each flag sets its
-    /// field; the ids are the JSON paths.
-    #[cfg(feature = "clap")]
-    #[test]
-    fn flags_from_the_definition() {
-        use clap::{Args as _, FromArgMatches as _};
-        let cmd = MiniCheckConfig::augment_args(clap::Command::new("t"));
-        cmd.clone().debug_assert();
-        let parse = |args: &[&str]| {
-            let m = cmd.clone().try_get_matches_from(std::iter::once("t").chain(args.iter().copied())).unwrap();
-            MiniCheckConfig::from_arg_matches(&m).unwrap()
-        };
-        assert_eq!(parse(&[]), MiniCheckConfig::default());
-        let c = parse(&[
-            "--minicheck-model", "m", "--minicheck-checker", "deberta-v3-large", "--minicheck-claim", "sentences",
-            "--minicheck-aggregation", "mean", "--minicheck-chunk-size", "300", "--minicheck-max-length", "1024",
-        ]);
-        assert_eq!(
-            c,
-            MiniCheckConfig {
-                model: Some(PathBuf::from("m")),
-                checker: Some(Variant::DebertaV3Large),
-                claim: ClaimMode::Sentences,
-                aggregation: Aggregation::Mean,
-                chunk_size: Some(300),
-                max_length: Some(1024),
-            }
-        );
-        for v in Variant::ALL {
-            assert_eq!(parse(&["--minicheck-checker", v.as_str()]).checker, Some(v));
-        }
-        for a in cmd.get_arguments() {
-            let id = a.get_id().as_str();
-            let field = id.strip_prefix("minicheck.").unwrap_or_else(|| panic!("{id}: not under minicheck."));
-            assert!(serde_json::to_value(MiniCheckConfig::default()).unwrap().get(field).is_some(), "{id}");
-        }
-    }
 }

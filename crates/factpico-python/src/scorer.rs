@@ -185,12 +185,12 @@ fn parse_row(row_json: &str) -> PyResult<Report> {
 }
 
 /// `explain_json(row_json)`: the explanation of every metric of an output row, computed from
-/// the row alone (`factpico::explain::explain_report`), as JSON: a list of `{metric, scores,
+/// the row alone (`factpico::explain_report`), as JSON: a list of `{metric, scores,
 /// nulls, blocks}`.
 #[pyfunction]
 pub(crate) fn explain_json(row_json: &str) -> PyResult<String> {
     let report = parse_row(row_json)?;
-    serde_json::to_string(&factpico::explain::explain_report(&report)).map_err(|e| PyValueError::new_err(e.to_string()))
+    serde_json::to_string(&factpico::explain_report(&report)).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// `explain_text(row_json, source=None, summary=None)`: the row's explanation as
@@ -203,7 +203,7 @@ pub(crate) fn explain_text(row_json: &str, source: Option<&str>, summary: Option
         (Some(source), Some(summary)) => Some(factpico::explain::RowTexts { source, summary }),
         _ => None,
     };
-    Ok(factpico::explain::render_text(&report, texts.as_ref()))
+    Ok(factpico::explain::render_text(&report, &factpico::explain_report(&report), texts.as_ref()))
 }
 
 /// The metric registry (every metric of this build, with its columns, ranges, directions and

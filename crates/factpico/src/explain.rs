@@ -221,12 +221,6 @@ pub struct MetricExplanation {
     pub blocks: Vec<ExplainBlock>,
 }
 
-/// The explanation of metric `metric`'s `detail` (its entry of a row's `details`): the
-/// unit's rendering for a registered metric, [`generic`] otherwise.
-pub fn explain(metric: &str, detail: &serde_json::Value) -> Vec<ExplainBlock> {
-    crate::units::explain(metric, detail).unwrap_or_else(|| generic(detail))
-}
-
 /// The generic explanation: the scalar top-level fields of `detail` as a table (nested
 /// values summarised by their size).
 pub fn generic(detail: &serde_json::Value) -> Vec<ExplainBlock> {
@@ -249,63 +243,7 @@ pub fn generic(detail: &serde_json::Value) -> Vec<ExplainBlock> {
     vec![ExplainBlock::Table { title: "detail".into(), rows }]
 }
 
-/// Every metric of a row that wrote columns or details, explained: the registered metrics
-/// in registry order, then others in name order.
-pub fn explain_report(report: &Report) -> Vec<MetricExplanation> {
-    let mut out = Vec::new();
-    let mut covered = std::collections::BTreeSet::new();
-    for info in crate::registry() {
-        let scores: Vec<(String, Option<f64>)> =
-            info.columns.iter().filter_map(|c| report.scores.get(c.name).map(|v| (c.name.to_owned(), *v))).collect();
-        let detail = report.details.get(info.name);
-        if scores.is_empty() && detail.is_none() {
-            continue;
-        }
-        for (c, _) in &scores {
-            covered.insert(c.clone());
-        }
-        covered.insert(info.name.to_owned());
-        out.push(MetricExplanation {
-            metric: info.name.to_owned(),
-            nulls: nulls_of(report, scores.iter().map(|(c, _)| c.as_str())),
-            scores,
-            blocks: detail.map(|d| explain(info.name, d)).unwrap_or_default(),
-        });
-    }
-    // Metrics outside the registry (added through the builder): their details by name, and
-    // the remaining columns under the metric whose name prefixes them (else `other`).
-    let others: Vec<&String> = report.details.keys().filter(|k| !covered.contains(*k)).collect();
-    for name in others {
-        let scores: Vec<(String, Option<f64>)> = report
-            .scores
-            .iter()
-            .filter(|(c, _)| !covered.contains(*c) && c.starts_with(name.as_str()))
-            .map(|(c, v)| (c.clone(), *v))
-            .collect();
-        for (c, _) in &scores {
-            covered.insert(c.clone());
-        }
-        out.push(MetricExplanation {
-            metric: name.clone(),
-            nulls: nulls_of(report, scores.iter().map(|(c, _)| c.as_str())),
-            scores,
-            blocks: explain(name, &report.details[name]),
-        });
-    }
-    let rest: Vec<(String, Option<f64>)> =
-        report.scores.iter().filter(|(c, _)| !covered.contains(*c)).map(|(c, v)| (c.clone(), *v)).collect();
-    if !rest.is_empty() {
-        out.push(MetricExplanation {
-            metric: "other".into(),
-            nulls: nulls_of(report, rest.iter().map(|(c, _)| c.as_str())),
-            scores: rest,
-            blocks: Vec::new(),
-        });
-    }
-    out
-}
-
-fn nulls_of<'a>(report: &Report, columns: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
+pub(crate) fn nulls_of<'a>(report: &Report, columns: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
     columns.filter_map(|c| report.nulls.get(c).map(|r| (c.to_owned(), r.clone()))).collect()
 }
 
@@ -349,8 +287,9 @@ fn side_name(s: Side) -> &'static str {
 
 /// Plain-text rendering of a row's explanation, as `factpico score --explain` prints it
 /// (a header line per row, a `-- metric: column=value ...` line per metric, then its
-/// blocks, then the null reasons). With `texts`, spans are shown as the quoted text.
-pub fn render_text(report: &Report, texts: Option<&RowTexts<'_>>) -> String {
+/// blocks, then the null reasons); `explained` is the row's [`crate::explain_report`]. With
+/// `texts`, spans are shown as the quoted text.
+pub fn render_text(report: &Report, explained: &[MetricExplanation], texts: Option<&RowTexts<'_>>) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let _ = writeln!(
@@ -363,7 +302,7 @@ pub fn render_text(report: &Report, texts: Option<&RowTexts<'_>>) -> String {
     if let Some(reason) = &report.skipped {
         let _ = writeln!(s, "   skipped: {reason}");
     }
-    for m in explain_report(report) {
+    for m in explained {
         if m.blocks.is_empty() {
             continue;
         }
@@ -492,14 +431,14 @@ mod tests {
                 {"span": {"start": 22, "end": 42}, "sentences": {"start": 1, "end": 2}}
             ]
         });
-        let blocks = explain("alignscore", &detail);
+        let blocks = crate::explain_metric("alignscore", &detail);
         let ExplainBlock::SentenceSupport { sentences, .. } = &blocks[0] else { panic!("{blocks:?}") };
         assert_eq!(sentences[1].span, TextSpan::new(Side::Summary, 16, 30));
         assert_eq!(sentences[1].evidence, TextSpan::new(Side::Source, 22, 42));
         let mut r = Report { id: Some("r1".into()), ..Report::default() };
         r.scores.insert("alignscore".into(), Some(0.5));
         r.details.insert("alignscore".into(), detail);
-        let text = render_text(&r, Some(&RowTexts { source, summary }));
+        let text = render_text(&r, &crate::explain_report(&r), Some(&RowTexts { source, summary }));
         assert!(text.contains("-- alignscore: alignscore=0.5000"), "{text}");
         assert!(text.contains("[2] 0.100 \"Pressure rose.\" | best evidence: \"Blood pressure fell.\""), "{text}");
     }
@@ -509,9 +448,9 @@ mod tests {
     fn dae_arcs_sorted_and_unknown_details_generic() {
         let arc = |rel: &str, p: f64| serde_json::json!({"relation": rel, "head": "h", "child": "c", "head_span": {"start": 0, "end": 1}, "child_span": {"start": 2, "end": 3}, "sentence": 0, "probability": p, "entailed": p > 0.5});
         let d = serde_json::json!({"arcs": [arc("nsubj", 0.9), arc("dobj", 0.2)], "n_arcs_skipped": 0, "truncated_wordpieces": 0});
-        let ExplainBlock::Arcs { arcs, .. } = &explain("dae", &d)[0] else { panic!() };
+        let ExplainBlock::Arcs { arcs, .. } = &crate::explain_metric("dae", &d)[0] else { panic!() };
         assert_eq!(arcs.iter().map(|a| a.relation.as_str()).collect::<Vec<_>>(), ["dobj", "nsubj"]);
-        let g = explain("my_metric", &serde_json::json!({"n": 3, "items": [1, 2]}));
+        let g = crate::explain_metric("my_metric", &serde_json::json!({"n": 3, "items": [1, 2]}));
         assert_eq!(
             g,
             vec![ExplainBlock::Table {
@@ -520,6 +459,6 @@ mod tests {
             }]
         );
         // A detail the unit cannot read falls back to the generic table instead of failing.
-        assert!(matches!(&explain("dae", &serde_json::json!({"arcs": "?"}))[0], ExplainBlock::Table { .. }));
+        assert!(matches!(&crate::explain_metric("dae", &serde_json::json!({"arcs": "?"}))[0], ExplainBlock::Table { .. }));
     }
 }

@@ -33,6 +33,7 @@
 
 mod error;
 pub mod explain;
+mod lookup;
 pub mod metric;
 mod provenance;
 mod report;
@@ -42,8 +43,9 @@ pub mod units;
 
 pub use error::{error_chain, BoxError, Error, Result};
 pub use explain::ExplainBlock;
+pub use lookup::{column_info, explain_metric, explain_report, metric_info, metric_names, registry};
 pub use metric::{
-    column_info, metric_info, registry, ColumnInfo, Direction, Extras, Metric, MetricInfo, MetricOutput, Pair, RowInput,
+    ColumnInfo, Direction, Extras, Metric, MetricInfo, MetricOutput, Pair, RowInput,
     RunReport,
     Texts,
 };

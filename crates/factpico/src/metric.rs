@@ -210,6 +210,29 @@ impl MetricOutput {
         self.nulls.insert(column.to_owned(), reason.into());
     }
 
+    /// Sets `column` from a model-based metric's score, the one conversion of every such
+    /// metric: the value when finite; a documented null `non-finite model output` when not;
+    /// with no score, a null for `why` (the metric's null reason; `no score` when it gives
+    /// none). With `label = Some((label_column, positive))` also the 0/1 label column: 1.0
+    /// when `positive(score)`, else 0.0, and the score's null reason when the score is null.
+    pub fn set_score(&mut self, column: &str, score: Option<f64>, why: Option<String>, label: Option<(&str, &dyn Fn(f64) -> bool)>) {
+        let null = match score {
+            Some(v) if v.is_finite() => {
+                self.set(column, v);
+                if let Some((label_column, positive)) = label {
+                    self.set(label_column, if positive(v) { 1.0 } else { 0.0 });
+                }
+                return;
+            }
+            Some(_) => "non-finite model output".to_owned(),
+            None => why.unwrap_or_else(|| "no score".to_owned()),
+        };
+        if let Some((label_column, _)) = label {
+            self.set_null(label_column, null.clone());
+        }
+        self.set_null(column, null);
+    }
+
     /// An output whose every column of `info` is null for `reason`.
     pub fn all_null(info: &MetricInfo, reason: &str) -> Self {
         let mut out = Self::default();
@@ -326,24 +349,34 @@ pub struct RunReport {
     pub advice: Option<String>,
 }
 
-/// Every metric factpico knows, compiled in or not, in unit order.
-pub fn registry() -> Vec<&'static MetricInfo> {
-    crate::units::registry()
-}
 
-/// Looks up a metric by its `--metrics` name or one of its aliases (case-sensitive; e.g.
-/// `rougel`, `rouge-l` and `rougeLsum` resolve to `rougeL`).
-pub fn metric_info(name: &str) -> Option<&'static MetricInfo> {
-    let name = name.trim();
-    registry().into_iter().find(|m| m.name == name || m.aliases.contains(&name))
-}
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
 
-/// Looks up the column `name` in every registered metric.
-pub fn column_info(name: &str) -> Option<(&'static MetricInfo, &'static ColumnInfo)> {
-    registry().into_iter().find_map(|m| m.columns.iter().find(|c| c.name == name).map(|c| (m, c)))
-}
-
-/// Comma-separated names of all registered metrics (for error messages).
-pub fn metric_names() -> String {
-    registry().iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
+    /// The one score → output conversion: a finite score and its label, a non-finite one
+    /// and a missing one as documented nulls of both columns.
+    #[test]
+    fn set_score_values_labels_and_nulls() {
+        let positive = |v: f64| v > 0.5;
+        let mut o = MetricOutput::default();
+        o.set_score("m", Some(0.7), None, Some(("m_label", &positive)));
+        assert_eq!((o.scores["m"], o.scores["m_label"]), (Some(0.7), Some(1.0)));
+        assert!(o.nulls.is_empty());
+        let mut o = MetricOutput::default();
+        o.set_score("m", Some(0.2), None, Some(("m_label", &positive)));
+        assert_eq!(o.scores["m_label"], Some(0.0));
+        let mut o = MetricOutput::default();
+        o.set_score("m", Some(f64::NAN), None, Some(("m_label", &positive)));
+        assert_eq!((o.scores["m"], o.scores["m_label"]), (None, None));
+        assert_eq!((o.nulls["m"].as_str(), o.nulls["m_label"].as_str()), ("non-finite model output", "non-finite model output"));
+        let mut o = MetricOutput::default();
+        o.set_score("m", None, Some("empty summary".into()), None);
+        assert_eq!(o.nulls["m"], "empty summary");
+        assert!(!o.scores.contains_key("m_label"));
+        let mut o = MetricOutput::default();
+        o.set_score("m", None, None, None);
+        assert_eq!(o.nulls["m"], "no score");
+    }
 }

@@ -3,7 +3,8 @@
 use rayon::prelude::*;
 
 use crate::error::error_chain;
-use crate::metric::{metric_info, metric_names, Metric, MetricInfo, MetricOutput, Pair, Texts};
+use crate::lookup::{metric_info, metric_names};
+use crate::metric::{Metric, MetricInfo, MetricOutput, Pair, Texts};
 use crate::provenance::{InputProvenance, Provenance};
 use crate::report::{input_sha256, Report, Sentences, Warning, SCHEMA_VERSION};
 use crate::units::ScorerOptions;

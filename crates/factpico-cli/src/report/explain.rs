@@ -32,14 +32,14 @@ pub struct Parts {
     pub sections: Vec<Value>,
 }
 
-/// Renders every metric explanation of `r` ([`factpico::explain::explain_report`]: registry
+/// Renders every metric explanation of `r` ([`factpico::explain_report`]: registry
 /// order, then metrics outside the registry). Metrics whose explanation has no block (ROUGE,
 /// readability: their scores are the chips) get no section. Spans that do not fit the texts
 /// are reported in `problems` and left out.
 pub fn render(r: &Report, src: Option<&Utf16<'_>>, sum: Option<&Utf16<'_>>, problems: &mut Vec<String>) -> Parts {
     let mut parts = Parts::default();
     let mut cx = Cx { src, sum, problems };
-    for m in factpico::explain::explain_report(r) {
+    for m in factpico::explain_report(r) {
         if m.blocks.is_empty() {
             continue;
         }

@@ -159,11 +159,7 @@ mod imp {
 
     fn to_output(o: AlignScoreOutput) -> MetricOutput {
         let mut out = MetricOutput::default();
-        match o.score {
-            Some(v) if v.is_finite() => out.set("alignscore", v),
-            Some(_) => out.set_null("alignscore", "non-finite model output"),
-            None => out.set_null("alignscore", o.null_reason.map_or_else(|| "no score".to_owned(), |r| r.to_string())),
-        }
+        out.set_score("alignscore", o.score, o.null_reason.as_ref().map(ToString::to_string), None);
         out.warnings = o.warnings.iter().map(ToString::to_string).collect();
         out.detail = serde_json::to_value(&o).ok();
         out

@@ -210,21 +210,8 @@ mod imp {
     fn to_output(o: FactCgOutput, checker: &FactCg) -> MetricOutput {
         let opts = checker.options();
         let mut out = MetricOutput::default();
-        match o.score {
-            Some(v) if v.is_finite() => {
-                out.set("factcg", v);
-                out.set("factcg_label", if v > opts.threshold { 1.0 } else { 0.0 });
-            }
-            Some(_) => {
-                out.set_null("factcg", "non-finite model output");
-                out.set_null("factcg_label", "non-finite model output");
-            }
-            None => {
-                let why = o.null_reason.map_or_else(|| "no score".to_owned(), |r| r.to_string());
-                out.set_null("factcg", why.clone());
-                out.set_null("factcg_label", why);
-            }
-        }
+        let threshold = opts.threshold;
+        out.set_score("factcg", o.score, o.null_reason.as_ref().map(ToString::to_string), Some(("factcg_label", &|v| v > threshold)));
         let cut: usize = o.claims.iter().map(|c| c.truncated_chunks).sum();
         if cut > 0 {
             out.warnings.push(format!(

@@ -210,21 +210,8 @@ mod imp {
     fn to_output(o: HhemOutput, checker: &Hhem) -> MetricOutput {
         let opts = checker.options();
         let mut out = MetricOutput::default();
-        match o.score {
-            Some(v) if v.is_finite() => {
-                out.set("hhem", v);
-                out.set("hhem_label", if v >= opts.threshold { 1.0 } else { 0.0 });
-            }
-            Some(_) => {
-                out.set_null("hhem", "non-finite model output");
-                out.set_null("hhem_label", "non-finite model output");
-            }
-            None => {
-                let why = o.null_reason.map_or_else(|| "no score".to_owned(), |r| r.to_string());
-                out.set_null("hhem", why.clone());
-                out.set_null("hhem_label", why);
-            }
-        }
+        let threshold = opts.threshold;
+        out.set_score("hhem", o.score, o.null_reason.as_ref().map(ToString::to_string), Some(("hhem_label", &|v| v >= threshold)));
         out.detail = serde_json::to_value(&o).ok().map(|mut d| {
             d["threshold"] = serde_json::json!(opts.threshold);
             d["premise_mode"] = serde_json::json!(opts.premise);

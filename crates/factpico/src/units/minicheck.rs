@@ -211,21 +211,7 @@ mod imp {
 
     fn to_output(o: MiniCheckOutput, checker: Variant) -> MetricOutput {
         let mut out = MetricOutput::default();
-        match o.score {
-            Some(v) if v.is_finite() => {
-                out.set("minicheck", v);
-                out.set("minicheck_label", if v > 0.5 { 1.0 } else { 0.0 });
-            }
-            Some(_) => {
-                out.set_null("minicheck", "non-finite model output");
-                out.set_null("minicheck_label", "non-finite model output");
-            }
-            None => {
-                let why = o.null_reason.map_or_else(|| "no score".to_owned(), |r| r.to_string());
-                out.set_null("minicheck", why.clone());
-                out.set_null("minicheck_label", why);
-            }
-        }
+        out.set_score("minicheck", o.score, o.null_reason.as_ref().map(ToString::to_string), Some(("minicheck_label", &|v| v > 0.5)));
         out.warnings = o.warnings.iter().map(ToString::to_string).collect();
         out.detail = serde_json::to_value(&o).ok().map(|mut d| {
             d["checker"] = serde_json::json!(checker.as_str());

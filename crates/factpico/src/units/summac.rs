@@ -363,11 +363,7 @@ mod imp {
         detail: serde_json::Value,
     ) -> MetricOutput {
         let mut out = MetricOutput::default();
-        match score {
-            Some(v) if v.is_finite() => out.set(column, v),
-            Some(_) => out.set_null(column, "non-finite model output"),
-            None => out.set_null(column, null.unwrap_or_else(|| "no score".to_owned())),
-        }
+        out.set_score(column, score, null, None);
         out.warnings = warnings.iter().map(ToString::to_string).collect();
         out.detail = Some(detail);
         out
