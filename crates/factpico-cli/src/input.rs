@@ -114,6 +114,33 @@ impl InputArgs {
             .or_else(|| self.evidence_field.clone().filter(|_| name == EVIDENCE_INPUT))
     }
 
+    /// The input fields of the per-row side inputs `names` (each [`InputArgs::side_field`],
+    /// else the field of the same name). `readers` words the error for an `--input-field`
+    /// naming an input outside `names`: who does not read it, and the label of the list of
+    /// what they read (`("no selected metric reads", "selected metrics read")`).
+    ///
+    /// # Errors
+    /// An `--input-field NAME=...` whose NAME is not in `names`.
+    pub fn extra_fields(&self, names: &[&str], readers: (&str, &str)) -> Result<Vec<ExtraField>> {
+        for (name, _) in &self.input_fields {
+            if !names.contains(&name.as_str()) {
+                bail!(
+                    "--input-field {name}=...: {} a per-row input `{name}` ({}: {})",
+                    readers.0,
+                    readers.1,
+                    if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                );
+            }
+        }
+        Ok(names
+            .iter()
+            .map(|n| {
+                let given = self.side_field(n);
+                ExtraField { name: (*n).to_owned(), explicit: given.is_some(), field: given.unwrap_or_else(|| (*n).to_owned()) }
+            })
+            .collect())
+    }
+
     /// The field mapping these options describe, reading the per-row side inputs `extras`.
     pub fn field_map(&self, extras: Vec<ExtraField>) -> FieldMap {
         FieldMap {

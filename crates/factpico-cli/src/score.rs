@@ -117,22 +117,8 @@ impl ScoreArgs {
 /// The input fields of the per-row side inputs `inputs` (see [`ScoreArgs::extra_fields`]);
 /// shared with `factpico llm batch export`, which reads its input as `score` does.
 pub(crate) fn extra_fields(fields: &input::InputArgs, inputs: &[&factpico::RowInput]) -> Result<Vec<input::ExtraField>> {
-    for (name, _) in &fields.input_fields {
-        if !inputs.iter().any(|i| i.name == name) {
-            let known: Vec<&str> = inputs.iter().map(|i| i.name).collect();
-            bail!(
-                "--input-field {name}=...: no selected metric reads a per-row input `{name}` (selected metrics read: {})",
-                if known.is_empty() { "none".to_owned() } else { known.join(", ") }
-            );
-        }
-    }
-    Ok(inputs
-        .iter()
-        .map(|i| {
-            let given = fields.side_field(i.name);
-            input::ExtraField { name: i.name.to_owned(), explicit: given.is_some(), field: given.unwrap_or_else(|| i.name.to_owned()) }
-        })
-        .collect())
+    let names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
+    fields.extra_fields(&names, ("no selected metric reads", "selected metrics read"))
 }
 
 /// Default output: `<input stem>.scores.jsonl` in the current directory (never beside the

@@ -59,15 +59,6 @@ pub struct DaeConfig {
     pub multi_sentence: MultiSentence,
 }
 
-impl DaeConfig {
-    /// The metrics that read option `field` (a field name of this struct): the unit has one
-    /// metric, `dae`, which reads them all (empty slice = every metric of the unit).
-    pub fn field_metrics(field: &str) -> &'static [&'static str] {
-        let _ = field;
-        &[]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]

@@ -58,15 +58,6 @@ pub struct FactCgConfig {
     pub chunk_size: Option<usize>,
 }
 
-impl FactCgConfig {
-    /// The metrics that read option `field` (a field name of this struct): the unit has one
-    /// metric, so always the empty slice (= every metric of the unit).
-    pub fn field_metrics(field: &str) -> &'static [&'static str] {
-        let _ = field;
-        &[]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]

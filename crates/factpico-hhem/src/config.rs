@@ -87,15 +87,6 @@ pub struct HhemConfig {
     pub max_length: Option<usize>,
 }
 
-impl HhemConfig {
-    /// The metrics that read option `field` (a field name of this struct): the unit has one
-    /// metric, so always the empty slice (= every metric of the unit).
-    pub fn field_metrics(field: &str) -> &'static [&'static str] {
-        let _ = field;
-        &[]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]

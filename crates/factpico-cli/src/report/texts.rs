@@ -97,21 +97,7 @@ fn side_inputs(args: &InputArgs, provenance: Option<&factpico::Provenance>) -> R
             }
         }
     }
-    for (name, _) in &args.input_fields {
-        if !names.contains(&name.as_str()) {
-            bail!(
-                "--input-field {name}=...: none of the metrics of the score file reads a per-row input `{name}` (they read: {})",
-                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-            );
-        }
-    }
-    Ok(names
-        .into_iter()
-        .map(|n| {
-            let given = args.side_field(n);
-            ExtraField { name: n.to_owned(), explicit: given.is_some(), field: given.unwrap_or_else(|| n.to_owned()) }
-        })
-        .collect())
+    args.extra_fields(&names, ("none of the metrics of the score file reads", "they read"))
 }
 
 /// The input options to re-read `path` with: those given on the command line when any is
