@@ -70,8 +70,8 @@ def load_model(ckpt: Path, backbone: str) -> "AlignScoreOnnx":
 def export(model, out: Path, opset: int) -> None:
     ids = torch.tensor([[0, 100, 200, 2, 2, 300, 2], [0, 150, 2, 2, 250, 2, 1]], dtype=torch.long)
     mask = (ids != 1).long()
-    torch.onnx.export(
-        model, (ids, mask), str(out / "model.onnx"),
+    common.torch_export(
+        model, (ids, mask), out,
         input_names=["input_ids", "attention_mask"],
         output_names=["tri_logits", "bin_logits", "reg"],
         dynamic_axes={"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"},

@@ -36,6 +36,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 from common import weights_sha256  # noqa: E402
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -133,14 +134,14 @@ def export(ckpt, out_dir, opset=17, check=True, checkpoint_name=None):
     child = torch.tensor([[5, 6], [4, 4]])
     head = torch.tensor([[6, 5], [4, 1]])
     names = ["input_ids", "attention_mask", "child_pos", "head_pos"]
-    torch.onnx.export(model, (ids, mask, child, head), str(out / "model.onnx"), input_names=names,
-                      output_names=["arc_logits"],
-                      dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
-                                    "attention_mask": {0: "batch", 1: "sequence"},
-                                    "child_pos": {0: "batch", 1: "arcs"},
-                                    "head_pos": {0: "batch", 1: "arcs"},
-                                    "arc_logits": {0: "batch", 1: "arcs"}},
-                      opset_version=opset, do_constant_folding=True)
+    common.torch_export(model, (ids, mask, child, head), out, input_names=names,
+                        output_names=["arc_logits"],
+                        dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
+                                      "attention_mask": {0: "batch", 1: "sequence"},
+                                      "child_pos": {0: "batch", 1: "arcs"},
+                                      "head_pos": {0: "batch", 1: "arcs"},
+                                      "arc_logits": {0: "batch", 1: "arcs"}},
+                        opset_version=opset, do_constant_folding=True)
     err = None
     if check:
         import onnxruntime as ort

@@ -105,9 +105,9 @@ def export(checkpoint, out_dir, layer=None, opset=17, checkpoint_name=None):
     names = ["input_ids", "attention_mask"]
     dyn = {n: {0: "batch", 1: "sequence"} for n in names}
     dyn["last_hidden_state"] = {0: "batch", 1: "sequence"}
-    torch.onnx.export(wrapped, (enc["input_ids"], enc["attention_mask"]), str(out / "model.onnx"),
-                      input_names=names, output_names=["last_hidden_state"], dynamic_axes=dyn,
-                      opset_version=opset, do_constant_folding=True)
+    common.torch_export(wrapped, (enc["input_ids"], enc["attention_mask"]), out,
+                        input_names=names, output_names=["last_hidden_state"], dynamic_axes=dyn,
+                        opset_version=opset, do_constant_folding=True)
     import onnxruntime as ort
     sess = ort.InferenceSession(str(out / "model.onnx"), providers=["CPUExecutionProvider"])
     with torch.no_grad():

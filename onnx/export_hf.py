@@ -64,8 +64,8 @@ def main():
     # A fresh Module is in training mode, and torch.onnx.export restores that mode on the
     # wrapped model afterwards (dropout would then be on in the parity check below).
     wrapped = Wrapper(model, names).eval()
-    torch.onnx.export(wrapped, inputs, str(args.out / "model.onnx"), input_names=names,
-                      output_names=["logits"], dynamic_axes=dyn, opset_version=args.opset, do_constant_folding=True)
+    common.torch_export(wrapped, inputs, args.out, input_names=names,
+                        output_names=["logits"], dynamic_axes=dyn, opset_version=args.opset, do_constant_folding=True)
     common.save_tokenizer_json(tok, args.out)
 
     import onnxruntime as ort

@@ -31,7 +31,6 @@ several lengths, batched with padding; and that the tokenizer reads the prompt's
 """
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -127,17 +126,11 @@ def main():
     texts = sample_prompts(prompt)
     enc = tok(texts[:3], padding=True, return_tensors="pt")
     names = ["input_ids", "attention_mask"]
-    tmp = args.out / "_export"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    torch.onnx.export(wrapped, (enc["input_ids"], enc["attention_mask"]), str(tmp / "model.onnx"), input_names=names,
-                      output_names=["logits"], dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
-                                                             "attention_mask": {0: "batch", 1: "sequence"},
-                                                             "logits": {0: "batch"}},
-                      opset_version=args.opset, do_constant_folding=True)
-    (args.out / "model.onnx").unlink(missing_ok=True)
-    (tmp / "model.onnx").rename(args.out / "model.onnx")
-    shutil.rmtree(tmp)
+    common.torch_export(wrapped, (enc["input_ids"], enc["attention_mask"]), args.out, input_names=names,
+                        output_names=["logits"], dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
+                                                               "attention_mask": {0: "batch", 1: "sequence"},
+                                                               "logits": {0: "batch"}},
+                        opset_version=args.opset, do_constant_folding=True)
     common.save_tokenizer_json(tok, args.out)
 
     import onnxruntime as ort

@@ -11,8 +11,8 @@ directory read by ``crates/factpico-minicheck``:
     ``decoder_input_ids = [[0]]`` inside the graph; the output is the logits of vocabulary ids
     3 and 209 at that step (``inference.py:199-206``). Encoder and one decoder step in one
     graph: no key/value cache, no generation loop.
-  Graphs over 2 GB keep their weights in one ``model.onnx.data`` file beside ``model.onnx``
-  (ONNX external data; ONNX Runtime reads it from the same directory).
+  The weights are in one ``model.onnx.data`` file beside ``model.onnx`` (ONNX external data,
+  memory-mapped by ONNX Runtime: ``common.torch_export``).
 * ``tokenizer.json``: ``AutoTokenizer.from_pretrained(model, use_fast=True)`` — the tokenizer
   the reference runs (for DeBERTa-v3 converted from ``spm.model`` here exactly as at the
   reference's load time), padding and truncation disabled.
@@ -116,26 +116,9 @@ def main():
     inputs = tuple(enc[n] for n in names)
     dyn = {n: {0: "batch", 1: "sequence"} for n in names}
     dyn["logits"] = {0: "batch"}
-    import shutil
-    tmp = args.out / "_export"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    torch.onnx.export(wrapped, inputs, str(tmp / "model.onnx"), input_names=names, output_names=["logits"],
-                      dynamic_axes=dyn, opset_version=args.opset, do_constant_folding=True)
+    common.torch_export(wrapped, inputs, args.out, input_names=names, output_names=["logits"],
+                        dynamic_axes=dyn, opset_version=args.opset, do_constant_folding=True)
     wrapped.eval()
-    for old in ("model.onnx", "model.onnx.data"):
-        (args.out / old).unlink(missing_ok=True)
-    if len(list(tmp.iterdir())) == 1:
-        (tmp / "model.onnx").rename(args.out / "model.onnx")
-    else:
-        # Over 2 GB (Flan-T5-large fp32 is 3.1 GB): torch wrote one file per weight; keep the
-        # graph in model.onnx and every weight in one model.onnx.data beside it.
-        import onnx
-        m = onnx.load(str(tmp / "model.onnx"), load_external_data=True)
-        onnx.save_model(m, str(args.out / "model.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
-                        location="model.onnx.data", size_threshold=1024)
-        del m
-    shutil.rmtree(tmp)
     common.save_tokenizer_json(tok, args.out)
 
     import onnxruntime as ort

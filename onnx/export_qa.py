@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 from common import weights_sha256  # noqa: E402
 
 
@@ -55,9 +56,9 @@ def export(checkpoint, out_dir, max_seq_length=384, doc_stride=128, max_query_le
     dyn = {n: {0: "batch", 1: "sequence"} for n in names}
     dyn.update({"start_logits": {0: "batch", 1: "sequence"}, "end_logits": {0: "batch", 1: "sequence"}})
     wrapped = Wrap(model).eval()  # a fresh Module is in training mode (dropout!)
-    torch.onnx.export(wrapped, tuple(enc[n] for n in names), str(out / "model.onnx"),
-                      input_names=names, output_names=["start_logits", "end_logits"],
-                      dynamic_axes=dyn, opset_version=opset, do_constant_folding=True)
+    common.torch_export(wrapped, tuple(enc[n] for n in names), out,
+                        input_names=names, output_names=["start_logits", "end_logits"],
+                        dynamic_axes=dyn, opset_version=opset, do_constant_folding=True)
     # Check against torch.
     import numpy as np
     import onnxruntime as ort

@@ -69,8 +69,10 @@ def main():
         for extra in ("config.json", "tokenizer_config.json"):
             if (args.model_dir / extra).exists():
                 shutil.copy(args.model_dir / extra, args.out / extra)
-    print(f"quantized {src} -> {args.out / 'model.onnx'} "
-          f"({src.stat().st_size / 1e6:.1f} MB -> {(args.out / 'model.onnx').stat().st_size / 1e6:.1f} MB)")
+    def size_mb(d: Path) -> float:  # the graph and its external data (common.DATA_FILE), if any
+        return sum((d / f).stat().st_size for f in ("model.onnx", common.DATA_FILE) if (d / f).exists()) / 1e6
+
+    print(f"quantized {src} -> {args.out / 'model.onnx'} ({size_mb(args.model_dir):.1f} MB -> {size_mb(args.out):.1f} MB)")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-fn factpico_run(model: &Path, pairs: &Path, extra: &[&str]) -> Result<Value> {
+/// The `bench_alignscore` example (release, 2 threads) on `pairs` with `model`: its JSON line
+/// (`seconds`, `cpu_seconds`, `peak_rss_mb`, `scores`, ...).
+pub(crate) fn factpico_run(model: &Path, pairs: &Path, extra: &[&str]) -> Result<Value> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args(["run", "--quiet", "--release", "-p", "factpico-alignscore", "--example", "bench_alignscore", "--"])

@@ -163,6 +163,41 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
     measure(what, n_pairs).map(|_| ())
 }
 
+/// fp32 FLOPs of one encoder forward, as `(per token, per b·l² of the attention)`, from the
+/// released configurations (24 layers, d 1024, 16 heads): per token `2 L (4 d² + k d d_ff)`
+/// (Q, K, V, O and the feed-forward: k = 2 matrices of d_ff 4096 for RoBERTa / DeBERTa-v3,
+/// k = 3 of 2816 for T5's gated GELU), per sequence `4 L d l²` (QKᵀ and AV). DeBERTa's
+/// disentangled attention adds two more l × 2k products per layer (not counted: a lower bound);
+/// Flan-T5's single decoder step is negligible.
+fn flops(variant: &str) -> (f64, f64) {
+    let (l, d) = (24.0_f64, 1024.0_f64);
+    let ffn = if variant == "flan-t5-large" { 3.0 * d * 2816.0 } else { 2.0 * d * 4096.0 };
+    (2.0 * l * (4.0 * d * d + ffn), 4.0 * l * d)
+}
+
+/// Where the time goes, against the fp32 FLOP limit: the encoder FLOPs each side computed
+/// (real tokens, and the padded batches each side ran: `bench_minicheck`'s `work`), and the
+/// GFLOP each side achieved per CPU second. One core's fp32 GEMM limit on this machine is
+/// what `onnx/bf16_check.py` measures (BENCHMARKS.md, bf16).
+fn profile(variant: &str, ours: &Value, reference: &Value) -> Option<String> {
+    let w = &ours["work"];
+    let (per_tok, per_sq) = flops(variant);
+    let g = |tok: f64, sq: f64| (per_tok * tok + per_sq * sq) / 1e9;
+    let real = g(w["tokens"].as_f64()?, 0.0);
+    let fp = g(w["padded_tokens"].as_f64()?, w["attention_sq"].as_f64()?);
+    let rp = g(w["reference_padded_tokens"].as_f64()?, w["reference_attention_sq"].as_f64()?);
+    let (fc, rc) = (ours["cpu_seconds"].as_f64()?, reference["cpu_seconds"].as_f64()?);
+    Some(format!(
+        "profile: {} real tokens; encoder fp32 work {fp:.0} GFLOP in factpico's batches (padded {} tokens) vs {rp:.0} GFLOP in the \
+         reference's (padded {} tokens; real tokens alone {real:.0} GFLOP); achieved {:.1} GFLOP per CPU s (factpico) vs {:.1} (reference)",
+        w["tokens"],
+        w["padded_tokens"],
+        w["reference_padded_tokens"],
+        fp / fc,
+        rp / rc
+    ))
+}
+
 /// [`bench`], returning the rows of `cargo xtask bench all` (one per measured checker).
 ///
 /// # Errors
@@ -238,7 +273,7 @@ pub fn measure(what: &str, n_pairs: usize) -> Result<Vec<crate::bench_all::Compa
             reference: Some(side("Liyan06/MiniCheck @ b58b9fa (PyTorch CPU, batch 16)", &reference)),
             factpico: side("bench_minicheck example (release), batch 4", &ours),
             max_abs_delta: Some(d),
-            note: None,
+            note: profile(v, &ours, &reference),
         });
         rows.push(format!(
             "| {v} | {n} | {inputs} | {rs:.1} s ({rc:.1} CPU s) | {fs:.1} s ({fc:.1} CPU s) | **{ratio:.2}x** wall, {cratio:.2}x CPU | {d:.1e} | {rr:.0} / {fr:.0} MB | {load_before} → {load_after} |",

@@ -215,7 +215,8 @@ pub fn bench(sections: &[String], alignscore_pairs: usize) -> Result<()> {
 /// As [`bench`]; a missing or unreadable `python.json`.
 pub fn measure(alignscore_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
     use crate::bench_all::{Comparison, Side};
-    bench(&[], alignscore_pairs)?;
+    // Not the Ray section (minutes of actors; `cargo xtask bench python` runs it): no row here reads it.
+    bench(&["rouge".to_owned(), "textstat".to_owned(), "overhead".to_owned()], alignscore_pairs)?;
     let path = repo_root().join("bench-out").join("python.json");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?)?;
     let wall = |label: &str, v: &serde_json::Value| Side { label: label.to_owned(), wall_s: v.as_f64(), ..Side::default() };
@@ -264,6 +265,43 @@ pub fn measure(alignscore_pairs: usize) -> Result<Vec<crate::bench_all::Comparis
             },
             max_abs_delta: f("max_abs_diff"),
             note: None,
+        });
+        // Issue 26 item 4: the Python API against the engine itself, same graph, pairs, batch
+        // size (2) and threads (2), one after the other; the "reference" side is the engine
+        // (ratio > 0.9: the Python path is within 10 % of it).
+        let dir = repo_root().join("bench-out").join("alignscore");
+        let pairs = dir.join(format!("pairs{}.json", a["pairs"].as_u64().unwrap_or(0)));
+        let engine = crate::bench::factpico_run(&dir.join("onnx-base"), &pairs, &["--batch-size", "2"])?;
+        let e = |k: &str| engine[k].as_f64();
+        let py_scores = a["scores"].as_array().cloned().unwrap_or_default();
+        let engine_scores = engine["scores"].as_array().cloned().unwrap_or_default();
+        if py_scores.len() != engine_scores.len() {
+            anyhow::bail!("Python API scored {} pairs, the engine {}", py_scores.len(), engine_scores.len());
+        }
+        let delta = py_scores
+            .iter()
+            .zip(&engine_scores)
+            .filter_map(|(x, y)| Some((x.as_f64()? - y.as_f64()?).abs()))
+            .fold(0.0, f64::max);
+        rows.push(Comparison {
+            label: "AlignScore nli_sp: Python API vs the engine (same pairs, batch 2, 2 threads)".into(),
+            pairs: engine_scores.len(),
+            reference: Some(Side {
+                label: "engine: bench_alignscore example (release)".into(),
+                wall_s: e("seconds"),
+                cpu_s: e("cpu_seconds"),
+                peak_rss_mb: e("peak_rss_mb"),
+                threads: Some(2),
+            }),
+            factpico: Side {
+                label: "factpico.alignscore.AlignScore (release wheel)".into(),
+                wall_s: f("seconds"),
+                cpu_s: f("cpu_seconds"),
+                peak_rss_mb: f("peak_rss_mb"),
+                threads: Some(2),
+            },
+            max_abs_delta: Some(delta),
+            note: Some("the \"reference\" side is factpico's Rust engine: ratio = engine / Python API".into()),
         });
     }
     Ok(rows)

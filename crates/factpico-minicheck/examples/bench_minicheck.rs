@@ -82,11 +82,49 @@ fn main() {
     let cpu = cpu_seconds() - c0;
     let scores: Vec<Option<f64>> = out.iter().map(|o| o.score).collect();
     let inputs: usize = out.iter().map(|o| o.chunks.len() * o.claims.len()).sum();
+    let work = work(&mc, model, &rows, opts.batch_size);
     let json = serde_json::json!({
         "model": model, "variant": mc.variant().as_str(), "pairs": rows.len(), "inputs": inputs,
         "threads": opts.threads, "batch_size": opts.batch_size,
         "load_seconds": load_s, "seconds": secs, "cpu_seconds": cpu, "pairs_per_s": rows.len() as f64 / secs,
         "peak_rss_mb": peak_rss_mb(), "peak_rss_after_load_mb": load_rss, "rss_end_mb": rss_mb(), "scores": scores,
+        "work": work,
     });
     println!("{json}");
+}
+
+/// The work the scoring did, for the profile against the FLOP limit (counted after the timed
+/// run, untimed): every chunk+claim input's token count (the model's `tokenizer.json`, special
+/// tokens added, capped at the model's max length), summed as real tokens, as padded tokens of
+/// factpico's batches (all rows' inputs together, longest first, `batch_size` per batch, padded
+/// to each batch's longest) and of the reference's (`inference_per_example`: one row's chunks at
+/// a time, 16 per batch, padded to the batch's longest), and `sum(b * l^2)` over the batches of
+/// each (the attention term).
+fn work(mc: &MiniCheck, model: &str, rows: &[(&str, &str)], batch_size: usize) -> serde_json::Value {
+    let tok = tokenizers::Tokenizer::from_file(std::path::Path::new(model).join("tokenizer.json")).unwrap();
+    let mut per_row: Vec<Vec<usize>> = Vec::new();
+    for (doc, claim) in rows {
+        let mut row = Vec::new();
+        for (chunk, _) in mc.chunks(doc).unwrap() {
+            let text = mc.input_text(&chunk, claim);
+            row.push(tok.encode(text.as_str(), true).unwrap().get_ids().len().min(mc.max_length()));
+        }
+        per_row.push(row);
+    }
+    let batches = |lens: &[usize], b: usize| -> (usize, f64) {
+        lens.chunks(b).fold((0, 0.0), |(p, sq), c| {
+            let l = c.iter().copied().max().unwrap_or(0);
+            (p + c.len() * l, sq + (c.len() * l * l) as f64)
+        })
+    };
+    let (ref_padded, ref_sq) =
+        per_row.iter().map(|r| batches(r, 16)).fold((0, 0.0), |(p, sq), (p2, sq2)| (p + p2, sq + sq2));
+    let lens: Vec<usize> = per_row.concat();
+    let mut sorted = lens.clone();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let (padded, sq) = batches(&sorted, batch_size);
+    serde_json::json!({
+        "tokens": lens.iter().sum::<usize>(), "padded_tokens": padded, "attention_sq": sq,
+        "reference_padded_tokens": ref_padded, "reference_attention_sq": ref_sq,
+    })
 }

@@ -147,7 +147,7 @@ def bench_alignscore(model: Path, pairs_json: Path, reference_json: Path) -> Dic
         "pairs": len(pairs), "seconds": secs, "cpu_seconds": cpu, "pairs_per_s": len(pairs) / secs,
         "reference_seconds": ref["seconds"], "reference_cpu_seconds": ref["cpu_seconds"], "reference_pairs_per_s": ref["pairs_per_s"],
         "max_abs_diff": max(diffs), "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "reference_peak_rss_mb": ref["peak_rss_mb"],
+        "reference_peak_rss_mb": ref["peak_rss_mb"], "scores": [float(x) if x == x else None for x in scores],
     }
 
 
