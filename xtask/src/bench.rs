@@ -53,8 +53,34 @@ fn deltas(a: &[Option<f64>], b: &[Option<f64>]) -> (f64, f64, usize) {
     (mean, d.iter().copied().fold(0.0, f64::max), d.len())
 }
 
-fn size_mb(p: &Path) -> f64 {
-    std::fs::metadata(p).map_or(f64::NAN, |m| m.len() as f64 / 1e6)
+/// MB of a model directory's graph: `model.onnx` plus its external data `model.onnx.data` when
+/// present (the exporters' layout).
+fn size_mb(dir: &Path) -> f64 {
+    let len = |f: &str| std::fs::metadata(dir.join(f)).map(|m| m.len() as f64 / 1e6);
+    len("model.onnx").map_or(f64::NAN, |g| g + len("model.onnx.data").unwrap_or(0.0))
+}
+
+/// Where the time goes, against the fp32 FLOP limit: RoBERTa-base's FLOPs (12 layers, d 768,
+/// d_ff 3072: `2 L (4 d² + 2 d d_ff)` per token, `4 L d l` more per token for the attention of
+/// a sequence of length l) over the tokens each side ran: factpico's padded tokens (its
+/// counters; l = their mean per model pair), the reference's model pairs padded to 512 (its
+/// `padding="max_length"`), and the GFLOP each side achieved per CPU second. One core's fp32
+/// GEMM limit on this machine is what `onnx/bf16_check.py` measures (BENCHMARKS.md, bf16).
+fn profile(fp32: &Value, reference: &Value) -> Option<String> {
+    let (l, d, ff) = (12.0_f64, 768.0_f64, 3072.0_f64);
+    let gflop = |tokens: f64, len: f64| tokens * (2.0 * l * (4.0 * d * d + 2.0 * d * ff) + 4.0 * l * d * len) / 1e9;
+    let pairs = fp32["model_pairs"].as_f64()?;
+    let padded = fp32["padded_tokens"].as_f64()?;
+    let ours = gflop(padded, padded / pairs.max(1.0));
+    let theirs = gflop(pairs * 512.0, 512.0);
+    Some(format!(
+        "profile: {pairs} model pairs, {} real / {padded} padded tokens (factpico) vs {} (reference, padded to 512); \
+         {ours:.0} vs {theirs:.0} GFLOP; achieved {:.1} vs {:.1} GFLOP per CPU s",
+        fp32["tokens"],
+        pairs * 512.0,
+        ours / fp32["cpu_seconds"].as_f64()?,
+        theirs / reference["cpu_seconds"].as_f64()?
+    ))
 }
 
 /// The reference side of the AlignScore benchmark, shared with `cargo xtask bench python`: the
@@ -119,7 +145,7 @@ pub fn measure(n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
     let (d8_mean, d8_max, _) = deltas(&scores(&int8), &r_scores);
     let (m_mean, m_max, mn) = deltas(&scores(&m8), &scores(&m32));
     let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
-    let model_mb = size_mb(&dir.join("onnx-base/model.onnx"));
+    let model_mb = size_mb(&dir.join("onnx-base"));
     let md = format!(
         "| measure | value |\n|---|---|\n\
          | pairs (real abstract, summary) | {n} |\n\
@@ -133,7 +159,7 @@ pub fn measure(n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
          | int8 speed-up vs fp32 (same graph) | {i_ratio:.2}x |\n\
          | int8 vs reference mean / max abs(score diff) (random weights) | {d8_mean:.2e} / {d8_max:.2e} |\n\
          | MiniLM NLI int8 vs fp32 (our quantize.py), nli_sp, 300 real pairs: mean / max abs(score diff) | {m_mean:.4} / {m_max:.4} ({mn} pairs) |\n\
-         | peak RSS: factpico fp32 / int8 / reference | {r32:.0} / {r8:.0} / {rr:.0} MB (fp32 model.onnx {model_mb:.0} MB) |\n\
+         | peak RSS: factpico fp32 / int8 / reference | {r32:.0} / {r8:.0} / {rr:.0} MB (fp32 graph {model_mb:.0} MB) |\n\
          | model pairs run by factpico; tokens / padded tokens | {mp} ; {tok} / {ptok} |\n",
         n = reference["pairs"],
         rp = f(&reference, "pairs_per_s"),
@@ -184,7 +210,7 @@ pub fn measure(n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
             reference: Some(reference_side.clone()),
             factpico: side("bench_alignscore example (release), batch 2", &fp32),
             max_abs_delta: Some(d32_max),
-            note: None,
+            note: profile(&fp32, &reference),
         },
         crate::bench_all::Comparison {
             label: "same graph, factpico int8 (scores drift by design)".into(),

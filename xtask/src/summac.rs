@@ -178,7 +178,7 @@ fn one(
         reference: Some(side("summac 0.0.4 (PyTorch CPU)", &r)),
         factpico: side("bench_summac example (release)", &f),
         max_abs_delta: Some(max_delta(&r, &f, "zs").max(max_delta(&r, &f, "conv"))),
-        note: Some("ZS and Conv".into()),
+        note: Some(format!("ZS and Conv; {}", profile(label, &f))),
     };
     Ok((format!(
         "| {label} | {rows} ({np} NLI pairs) | {rs:.1} s / {rc:.1} CPU s / {rr:.0} MB | {fs:.1} s / {fc:.1} CPU s / {fr:.0} MB | \
@@ -196,6 +196,27 @@ fn one(
         dz = max_delta(&r, &f, "zs"),
         dc = max_delta(&r, &f, "conv"),
     ), row))
+}
+
+/// Where factpico's time goes, against the fp32 FLOP limit: the NLI encoder's linear-layer
+/// FLOPs per token, `2 L (4 d² + 2 d d_ff)` (MiniLM: 6 layers, d 384, d_ff 1536; ALBERT-xlarge:
+/// 24 layers, d 2048, d_ff 8192; attention not counted: under 3 % of it at these sentence
+/// lengths), times the padded tokens factpico ran (`bench_summac`'s counters), per CPU second
+/// of the whole scoring and per second inside `Session::run`. One core's fp32 GEMM limit on
+/// this machine is what `onnx/bf16_check.py` measures (BENCHMARKS.md, bf16).
+fn profile(label: &str, f: &Value) -> String {
+    let (l, d, ff) = if label.contains("ALBERT") { (24.0, 2048.0, 8192.0) } else { (6.0, 384.0, 1536.0) };
+    let per_tok = 2.0_f64 * l * (4.0 * d * d + 2.0 * d * ff);
+    let g = |k: &str| f[k].as_f64().unwrap_or(f64::NAN);
+    let gflop = per_tok * g("padded_tokens") / 1e9;
+    format!(
+        "profile: {} real / {} padded tokens, {gflop:.0} GFLOP (linear layers), {:.1} GFLOP per CPU s, \
+         {:.0} % of the wall time in Session::run",
+        f["tokens"],
+        f["padded_tokens"],
+        gflop / g("cpu_seconds"),
+        100.0 * g("forward_seconds") / g("seconds")
+    )
 }
 
 /// `cargo xtask bench summac`.
