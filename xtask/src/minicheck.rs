@@ -271,7 +271,7 @@ pub fn measure(what: &str, n_pairs: usize) -> Result<Vec<crate::bench_all::Compa
             label: format!("{v} full-size random replica, {} chunk+claim inputs", ours["inputs"]),
             pairs: ours["pairs"].as_u64().unwrap_or(0) as usize,
             reference: Some(side("Liyan06/MiniCheck @ b58b9fa (PyTorch CPU, batch 16)", &reference)),
-            factpico: side("bench_minicheck example (release), batch 4", &ours),
+            factpico: side(&format!("bench_minicheck example (release), batch {}", ours["batch_size"]), &ours),
             max_abs_delta: Some(d),
             note: profile(v, &ours, &reference),
         });
@@ -294,7 +294,7 @@ pub fn measure(what: &str, n_pairs: usize) -> Result<Vec<crate::bench_all::Compa
         }
     }
     let md = format!(
-        "| checker (full-size random graph) | pairs | chunk+claim inputs | reference (PyTorch CPU, batch 16) | factpico (ORT, batch 4) | speed-up | max abs(score diff) | peak RSS ref / factpico | load avg (1/5/15 min) before → after |\n\
+        "| checker (full-size random graph) | pairs | chunk+claim inputs | reference (PyTorch CPU, batch 16) | factpico (ORT, default batch) | speed-up | max abs(score diff) | peak RSS ref / factpico | load avg (1/5/15 min) before → after |\n\
          |---|---|---|---|---|---|---|---|---|\n{}\n",
         rows.join("\n")
     );

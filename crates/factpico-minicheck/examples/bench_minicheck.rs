@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p factpico-minicheck --example bench_minicheck -- \
 //!     MODEL_DIR PAIRS_JSON [--threads 2] [--batch-size 4] [--pairs N (first N only)]
-//!     [--memory-pattern 0|1] [--device-initializers 0|1]
+//!     [--memory-pattern 0|1] [--device-initializers 0|1] [--cpu-mem-arena 0|1]
 //! ```
 //!
 //! `PAIRS_JSON` is `[[id, document, claim], ...]`. Scores the whole claims (the reference's
@@ -67,6 +67,8 @@ fn main() {
             // 1/0: ONNX Runtime's memory pattern and per-initializer allocation (defaults 1 and 0)
             "--memory-pattern" => opts.session.memory_pattern = v == 1,
             "--device-initializers" => opts.session.device_allocator_for_initializers = v == 1,
+            // 1/0: ONNX Runtime's CPU memory arena (default 1)
+            "--cpu-mem-arena" => opts.session.cpu_mem_arena = v == 1,
             other => panic!("unknown option {other}"),
         }
         i += 2;

@@ -112,7 +112,12 @@ pub struct MiniCheckOptions {
     /// At most the manifest's.
     pub max_length: Option<usize>,
     /// Sequences per ONNX Runtime batch (length-sorted, padded to the longest of the batch).
-    /// Does not change scores beyond float noise (≤ 1e-5).
+    /// Does not change scores beyond float noise (≤ 1e-5). Default 1: MiniCheck's inputs are
+    /// long (a 400-token chunk and the claim), so one sequence already fills the matrix units,
+    /// and larger batches only add padding and activation memory. Measured on the full-size
+    /// replicas, 20 real pairs, 2 threads (BENCHMARKS.md, MiniCheck): RoBERTa-L 65.4 CPU s /
+    /// 1,308 MB peak at 1 against 68.4 s / 1,409 MB at 4; DeBERTa-v3-L 126 s / 1,754 MB at 1,
+    /// 137 s / 2,059 MB at 2, 153 s / 2,720 MB at 4 (the reference: 2,558 MB).
     pub batch_size: usize,
     /// ONNX Runtime intra-op threads; 0 = ONNX Runtime's default.
     pub threads: usize,
@@ -127,7 +132,7 @@ impl Default for MiniCheckOptions {
             aggregation: Aggregation::Min,
             chunk_size: None,
             max_length: None,
-            batch_size: 4,
+            batch_size: 1,
             threads: 0,
             session: SessionOptions::default(),
         }

@@ -61,7 +61,11 @@ class MiniCheck(ScorerBacked):
             model directory / catalogue name.
         max_model_len: maximum input length in tokens (default: the model's, 512 for RoBERTa,
             2048 for DeBERTa / Flan-T5); at most the model's.
-        batch_size: sequences per ONNX Runtime batch (scores do not depend on it).
+        batch_size: sequences per ONNX Runtime batch (scores do not depend on it). Default 1,
+            not the reference's 16: the reference batches one document's chunks at a time
+            (rarely more than a few), factpico batches all documents' chunks together, and on
+            these long inputs 1 is both the fastest and the leanest (BENCHMARKS.md, MiniCheck:
+            DeBERTa-v3-L peaks at 1,754 MB at 1 and 2,720 MB at 4, the reference at 2,558).
         device: ``"cpu"`` (default) or ``"cuda"`` / ``"cuda:N"`` (``onnxruntime-gpu``).
         cache_dir: accepted for compatibility (no effect).
         tensor_parallel_size, max_tokens, enable_prefix_caching: the reference's vLLM options
@@ -80,7 +84,7 @@ class MiniCheck(ScorerBacked):
         self,
         model_name: str = "flan-t5-large",
         max_model_len: Optional[int] = None,
-        batch_size: int = 16,
+        batch_size: int = 1,
         device: Union[str, int] = "cpu",
         cache_dir: Optional[Any] = None,
         tensor_parallel_size: int = 1,

@@ -158,7 +158,7 @@ mod imp {
 
     /// Builds MiniCheck: model directory (default `$FACTPICO_HOME/models/minicheck-<checker>`),
     /// checker check, claim mode, aggregation, chunk size, maximum length, batch size (default
-    /// 4), threads, device.
+    /// 1: `MiniCheckOptions::batch_size`), threads, device.
     pub(super) fn build(options: &MiniCheckConfig, runtime: &RuntimeOptions) -> Result<Box<dyn Metric>> {
         let name = MINICHECK.name;
         let default = format!("minicheck-{}", options.checker.unwrap_or_default().as_str());
