@@ -40,16 +40,9 @@ FASTMATH = "mlas.enable_gemm_fastmath_arm64_bfloat16"
 TYPES = {"bf16": TensorProto.BFLOAT16, "fp16": TensorProto.FLOAT16, "fp32": TensorProto.FLOAT}
 
 
-def options(threads, fastmath=False):
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    if fastmath:
-        so.add_session_config_entry(FASTMATH, "1")
-    return so
+def config(fastmath):
+    """The session config entries of a probe: the fastmath entry, or none."""
+    return [(FASTMATH, "1")] if fastmath else []
 
 
 def matmul_probe(kind, fastmath, threads):
@@ -65,7 +58,7 @@ def matmul_probe(kind, fastmath, threads):
     a = rng.standard_normal((1024, 384), dtype=np.float32)
     b = rng.standard_normal((384, 1536), dtype=np.float32)
     try:
-        s = ort.InferenceSession(m.SerializeToString(), options(threads, fastmath), providers=["CPUExecutionProvider"])
+        s = ort.InferenceSession(m.SerializeToString(), ir.options(threads, config(fastmath)), providers=["CPUExecutionProvider"])
     except Exception as e:  # noqa: BLE001 -- the finding is the error itself
         return {"loads": False, "error": f"{type(e).__name__}: {str(e)[:160]}"}
     s.run(None, {"a": a, "b": b})
@@ -137,16 +130,9 @@ def main():
     enc = ir.encode(tok, ev, 256)
     fp32 = args.model_dir / "model.onnx"
 
-    def run(path, fastmath=False):
-        sess = ort.InferenceSession(str(path), options(args.threads, fastmath), providers=["CPUExecutionProvider"])
-        s = ir.scores(sess, enc, args.batch, ent)
-        cpu_runs = []
-        for _ in range(args.repeats):
-            c0 = time.process_time()
-            s2 = ir.scores(sess, enc, args.batch, ent)
-            cpu_runs.append(time.process_time() - c0)
-            assert np.array_equal(s, s2), "non-deterministic scores"
-        return s, statistics.median(cpu_runs)
+    def run(path, fastmath=False):  # scores, median process CPU s of the timed passes
+        s, cpu, _, _ = ir.timed(path, enc, args.batch, ent, args.threads, args.repeats, config(fastmath))
+        return s, cpu
 
     graphs = {}
     s32, c32 = run(fp32)

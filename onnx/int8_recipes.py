@@ -151,14 +151,22 @@ def batches(encs, bs, pad_to=None):
         yield {"input_ids": ids, "attention_mask": am, "token_type_ids": tt}
 
 
-def session(path, threads):
+def options(threads, config=()):
+    """The timing sessions' options (see the module docstring), plus session config entries
+    ``config`` (``(key, value)`` pairs)."""
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    for k, v in config:
+        so.add_session_config_entry(k, v)
+    return so
+
+
+def session(path, threads, config=()):
+    return ort.InferenceSession(str(path), options(threads, config), providers=["CPUExecutionProvider"])
 
 
 def scores(sess, encs, bs, ent):
@@ -171,8 +179,8 @@ def scores(sess, encs, bs, ent):
     return np.concatenate(out)
 
 
-def timed(path, encs, bs, ent, threads, repeats):
-    sess = session(path, threads)
+def timed(path, encs, bs, ent, threads, repeats, config=()):
+    sess = session(path, threads, config)
     s = scores(sess, encs, bs, ent)  # warm-up (untimed); also the scores
     cpu, wall = [], []
     for _ in range(repeats):
