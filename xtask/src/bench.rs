@@ -43,11 +43,13 @@ pub(crate) fn factpico_run(model: &Path, pairs: &Path, extra: &[&str]) -> Result
     serde_json::from_str(line).with_context(|| format!("bad bench output: {line}"))
 }
 
-fn scores(v: &Value) -> Vec<Option<f64>> {
+/// The `scores` array of a run's JSON (`None` for a null score).
+pub(crate) fn scores(v: &Value) -> Vec<Option<f64>> {
     v["scores"].as_array().map(|a| a.iter().map(Value::as_f64).collect()).unwrap_or_default()
 }
 
-fn deltas(a: &[Option<f64>], b: &[Option<f64>]) -> (f64, f64, usize) {
+/// Mean and max |a − b| over the pairs both sides scored, and their number.
+pub(crate) fn deltas(a: &[Option<f64>], b: &[Option<f64>]) -> (f64, f64, usize) {
     let d: Vec<f64> = a.iter().zip(b).filter_map(|(x, y)| Some((x.as_ref()? - y.as_ref()?).abs())).collect();
     let mean = d.iter().sum::<f64>() / d.len().max(1) as f64;
     (mean, d.iter().copied().fold(0.0, f64::max), d.len())
@@ -60,15 +62,14 @@ fn size_mb(dir: &Path) -> f64 {
     len("model.onnx").map_or(f64::NAN, |g| g + len("model.onnx.data").unwrap_or(0.0))
 }
 
-/// Where the time goes, against the fp32 FLOP limit: RoBERTa-base's FLOPs (12 layers, d 768,
-/// d_ff 3072: `2 L (4 d² + 2 d d_ff)` per token, `4 L d l` more per token for the attention of
-/// a sequence of length l) over the tokens each side ran: factpico's padded tokens (its
-/// counters; l = their mean per model pair), the reference's model pairs padded to 512 (its
-/// `padding="max_length"`), and the GFLOP each side achieved per CPU second. One core's fp32
-/// GEMM limit on this machine is what `onnx/bf16_check.py` measures (BENCHMARKS.md, bf16).
+/// Where the time goes, against the fp32 FLOP limit ([`crate::bench_all::EncoderShape`]):
+/// RoBERTa-base's FLOPs (12 layers, d 768, d_ff 3072) over the tokens each side ran:
+/// factpico's padded tokens (its counters; sequence length = their mean per model pair), the
+/// reference's model pairs padded to 512 (its `padding="max_length"`), and the GFLOP each side
+/// achieved per CPU second.
 fn profile(fp32: &Value, reference: &Value) -> Option<String> {
-    let (l, d, ff) = (12.0_f64, 768.0_f64, 3072.0_f64);
-    let gflop = |tokens: f64, len: f64| tokens * (2.0 * l * (4.0 * d * d + 2.0 * d * ff) + 4.0 * l * d * len) / 1e9;
+    let shape = crate::bench_all::EncoderShape { layers: 12.0, d: 768.0, ffn_matrices: 2.0, d_ff: 3072.0 };
+    let gflop = |tokens: f64, len: f64| tokens * (shape.per_token() + shape.per_len_sq() * len) / 1e9;
     let pairs = fp32["model_pairs"].as_f64()?;
     let padded = fp32["padded_tokens"].as_f64()?;
     let ours = gflop(padded, padded / pairs.max(1.0));

@@ -126,6 +126,33 @@ pub struct SectionResult {
     pub build: String,
 }
 
+/// A transformer encoder's shape, for the FLOP profiles of the ratios under 3x (fp32, forward
+/// only): what each side's time is measured against. One core's fp32 GEMM rate on this machine
+/// is what `onnx/bf16_check.py` measures (BENCHMARKS.md, bf16).
+#[derive(Debug, Clone, Copy)]
+pub struct EncoderShape {
+    /// Layers.
+    pub layers: f64,
+    /// Hidden size.
+    pub d: f64,
+    /// Feed-forward weight matrices per layer (2; 3 for T5's gated GELU).
+    pub ffn_matrices: f64,
+    /// Feed-forward width.
+    pub d_ff: f64,
+}
+
+impl EncoderShape {
+    /// Linear-layer FLOPs per token, `2 L (4 d² + k d d_ff)` (Q, K, V, O and the feed-forward).
+    pub fn per_token(&self) -> f64 {
+        2.0 * self.layers * (4.0 * self.d * self.d + self.ffn_matrices * self.d * self.d_ff)
+    }
+    /// Attention FLOPs (QKᵀ and AV) per token per token of sequence length: a sequence of
+    /// length l costs `per_len_sq() * l²`, `4 L d l²`.
+    pub fn per_len_sq(&self) -> f64 {
+        4.0 * self.layers * self.d
+    }
+}
+
 /// The load averages now.
 pub fn load_avg() -> Option<[f64; 3]> {
     let s = std::fs::read_to_string("/proc/loadavg").ok()?;
@@ -697,6 +724,17 @@ mod tests {
         assert!(dae.contains("| – / 207.40 | – / 400.00 | – | – |"), "{dae}");
         assert!(t.contains("* `summac`: no venv"));
         assert!(!t.lines().any(|l| l.starts_with("| summac")));
+    }
+
+    #[test]
+    fn encoder_flops_follow_the_counting_rule() {
+        // RoBERTa-base: 2 * 12 * (4 * 768^2 + 2 * 768 * 3072) and 4 * 12 * 768.
+        let base = EncoderShape { layers: 12.0, d: 768.0, ffn_matrices: 2.0, d_ff: 3072.0 };
+        assert_eq!(base.per_token(), 169_869_312.0);
+        assert_eq!(base.per_len_sq(), 36_864.0);
+        // T5-large's gated feed-forward: three matrices of 2816.
+        let t5 = EncoderShape { layers: 24.0, d: 1024.0, ffn_matrices: 3.0, d_ff: 2816.0 };
+        assert_eq!(t5.per_token(), 616_562_688.0);
     }
 
     #[test]

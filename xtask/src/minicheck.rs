@@ -163,25 +163,21 @@ pub fn bench(what: &str, n_pairs: usize) -> Result<()> {
     measure(what, n_pairs).map(|_| ())
 }
 
-/// fp32 FLOPs of one encoder forward, as `(per token, per b·l² of the attention)`, from the
-/// released configurations (24 layers, d 1024, 16 heads): per token `2 L (4 d² + k d d_ff)`
-/// (Q, K, V, O and the feed-forward: k = 2 matrices of d_ff 4096 for RoBERTa / DeBERTa-v3,
-/// k = 3 of 2816 for T5's gated GELU), per sequence `4 L d l²` (QKᵀ and AV). DeBERTa's
-/// disentangled attention adds two more l × 2k products per layer (not counted: a lower bound);
-/// Flan-T5's single decoder step is negligible.
-fn flops(variant: &str) -> (f64, f64) {
-    let (l, d) = (24.0_f64, 1024.0_f64);
-    let ffn = if variant == "flan-t5-large" { 3.0 * d * 2816.0 } else { 2.0 * d * 4096.0 };
-    (2.0 * l * (4.0 * d * d + ffn), 4.0 * l * d)
+/// The encoder of a checker, from the released configurations (24 layers, d 1024): 2
+/// feed-forward matrices of 4096 for RoBERTa / DeBERTa-v3, 3 of 2816 for T5's gated GELU.
+/// DeBERTa's disentangled attention adds two more l × 2k products per layer (not counted: a
+/// lower bound); Flan-T5's single decoder step is negligible.
+fn shape(variant: &str) -> crate::bench_all::EncoderShape {
+    let (ffn_matrices, d_ff) = if variant == "flan-t5-large" { (3.0, 2816.0) } else { (2.0, 4096.0) };
+    crate::bench_all::EncoderShape { layers: 24.0, d: 1024.0, ffn_matrices, d_ff }
 }
 
-/// Where the time goes, against the fp32 FLOP limit: the encoder FLOPs each side computed
-/// (real tokens, and the padded batches each side ran: `bench_minicheck`'s `work`), and the
-/// GFLOP each side achieved per CPU second. One core's fp32 GEMM limit on this machine is
-/// what `onnx/bf16_check.py` measures (BENCHMARKS.md, bf16).
+/// Where the time goes, against the fp32 FLOP limit ([`crate::bench_all::EncoderShape`]): the
+/// encoder FLOPs each side computed (real tokens, and the padded batches each side ran:
+/// `bench_minicheck`'s `work`), and the GFLOP each side achieved per CPU second.
 fn profile(variant: &str, ours: &Value, reference: &Value) -> Option<String> {
     let w = &ours["work"];
-    let (per_tok, per_sq) = flops(variant);
+    let (per_tok, per_sq) = (shape(variant).per_token(), shape(variant).per_len_sq());
     let g = |tok: f64, sq: f64| (per_tok * tok + per_sq * sq) / 1e9;
     let real = g(w["tokens"].as_f64()?, 0.0);
     let fp = g(w["padded_tokens"].as_f64()?, w["attention_sq"].as_f64()?);

@@ -273,16 +273,11 @@ pub fn measure(alignscore_pairs: usize) -> Result<Vec<crate::bench_all::Comparis
         let pairs = dir.join(format!("pairs{}.json", a["pairs"].as_u64().unwrap_or(0)));
         let engine = crate::bench::factpico_run(&dir.join("onnx-base"), &pairs, &["--batch-size", "2"])?;
         let e = |k: &str| engine[k].as_f64();
-        let py_scores = a["scores"].as_array().cloned().unwrap_or_default();
-        let engine_scores = engine["scores"].as_array().cloned().unwrap_or_default();
+        let (py_scores, engine_scores) = (crate::bench::scores(a), crate::bench::scores(&engine));
         if py_scores.len() != engine_scores.len() {
             anyhow::bail!("Python API scored {} pairs, the engine {}", py_scores.len(), engine_scores.len());
         }
-        let delta = py_scores
-            .iter()
-            .zip(&engine_scores)
-            .filter_map(|(x, y)| Some((x.as_f64()? - y.as_f64()?).abs()))
-            .fold(0.0, f64::max);
+        let (_, delta, _) = crate::bench::deltas(&py_scores, &engine_scores);
         rows.push(Comparison {
             label: "AlignScore nli_sp: Python API vs the engine (same pairs, batch 2, 2 threads)".into(),
             pairs: engine_scores.len(),

@@ -198,15 +198,14 @@ fn one(
     ), row))
 }
 
-/// Where factpico's time goes, against the fp32 FLOP limit: the NLI encoder's linear-layer
-/// FLOPs per token, `2 L (4 d² + 2 d d_ff)` (MiniLM: 6 layers, d 384, d_ff 1536; ALBERT-xlarge:
-/// 24 layers, d 2048, d_ff 8192; attention not counted: under 3 % of it at these sentence
-/// lengths), times the padded tokens factpico ran (`bench_summac`'s counters), per CPU second
-/// of the whole scoring and per second inside `Session::run`. One core's fp32 GEMM limit on
-/// this machine is what `onnx/bf16_check.py` measures (BENCHMARKS.md, bf16).
+/// Where factpico's time goes, against the fp32 FLOP limit ([`crate::bench_all::EncoderShape`]):
+/// the NLI encoder's linear-layer FLOPs per token (MiniLM: 6 layers, d 384, d_ff 1536;
+/// ALBERT-xlarge: 24 layers, d 2048, d_ff 8192; attention not counted: under 3 % of it at these
+/// sentence lengths), times the padded tokens factpico ran (`bench_summac`'s counters), per CPU
+/// second of the whole scoring, and the share of the wall time inside `Session::run`.
 fn profile(label: &str, f: &Value) -> String {
-    let (l, d, ff) = if label.contains("ALBERT") { (24.0, 2048.0, 8192.0) } else { (6.0, 384.0, 1536.0) };
-    let per_tok = 2.0_f64 * l * (4.0 * d * d + 2.0 * d * ff);
+    let (layers, d, d_ff) = if label.contains("ALBERT") { (24.0, 2048.0, 8192.0) } else { (6.0, 384.0, 1536.0) };
+    let per_tok = crate::bench_all::EncoderShape { layers, d, ffn_matrices: 2.0, d_ff }.per_token();
     let g = |k: &str| f[k].as_f64().unwrap_or(f64::NAN);
     let gflop = per_tok * g("padded_tokens") / 1e9;
     format!(
