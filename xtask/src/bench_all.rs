@@ -514,13 +514,23 @@ fn missing(section: &str) -> Option<String> {
         }
         "dae" => {
             let built = crate::python::work_dir("bench").join("dae-base/model.onnx").is_file();
-            if built {
+            let graph = if built {
                 Ok(())
             } else {
                 existing_venv(&crate::python::EXPORT, "cargo xtask venv export")
                     .map(|_| ())
                     .map_err(|e| format!("the DAE base graph is not built yet and {e}"))
-            }
+            };
+            graph
+                .and_then(|()| existing_venv(&crate::python::REFERENCE, "cargo xtask venv reference").map(|_| ()))
+                .and_then(|()| existing_venv(&crate::python::DAE, "cargo xtask venv dae").map(|_| ()))
+                .and_then(|()| {
+                    std::env::var_os("FACTPICO_DAE_REFERENCE").map(|_| ()).ok_or_else(|| {
+                        "FACTPICO_DAE_REFERENCE is not set (a checkout or git directory of tagoyal/factuality-datasets, \
+                         whose unmodified train_utils.py the reference side runs)"
+                            .to_owned()
+                    })
+                })
         }
         s if s.starts_with("minicheck:") => {
             let v = &s["minicheck:".len()..];
