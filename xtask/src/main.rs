@@ -24,7 +24,8 @@
 //!   sets it up too and passes it to the tests as `FACTPICO_LLM_PYTHON`.
 //! * `cargo xtask bench llm` — factpico's LLM client vs the Python `openai` client on a local
 //!   llama.cpp server (`bench_llm.rs`).
-//! * `cargo xtask bench dae` — DAE arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
+//! * `cargo xtask bench dae` — DAE's model step against DAE-2021's own code (the DAE venv,
+//!   `$FACTPICO_DAE_REFERENCE`), arcs/s and summaries/s, sidecar parse time (`bench_dae.rs`).
 //! * `cargo xtask browser` — Debian's chromium + chromedriver for the `factpico report` browser
 //!   tests (`browser.rs`; apt-get as root when absent); `cargo xtask test` sets it up too.
 //! * `cargo xtask bench report` — size and time to first render of 1,000- and 10,000-row
@@ -37,7 +38,8 @@
 //!   fixtures + goldens, benchmark vs the reference (`minicheck.rs`).
 //! * `cargo xtask bench all [--pairs N] [--only NAME,...] [--fresh] [--redo NAME] [--debug]` —
 //!   every comparison above one after the other, resumable per section (results stored under
-//!   `target/bench-all/`), then the generated tables of BENCHMARKS.md (`bench_all.rs`).
+//!   `target/bench-all/`), then the generated tables of BENCHMARKS.md (`bench_all.rs`); its
+//!   `int8` section compares the `--int8` copies with their fp32 graphs (`bench_int8.rs`).
 //! * `cargo xtask fuzz [TARGET...] [--seconds N]` — libFuzzer runs of the input and arc
 //!   readers, sequentially (`fuzz.rs`; not part of CI, which replays the committed corpus).
 use std::process::Command;
@@ -57,6 +59,7 @@ mod python;
 mod pytest;
 mod replicas;
 mod bench_dae;
+mod bench_int8;
 mod bench_qa;
 mod bench_report;
 mod browser;
@@ -188,7 +191,7 @@ enum Cmd {
     },
     /// Benchmarks (alignscore): factpico vs the Python reference; writes BENCHMARKS.md numbers.
     Bench {
-        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae, qa (QuestEval vs the reference),
+        /// Benchmark: model-free (ROUGE-L + FKGL), alignscore, dae (model step vs DAE-2021's code), qa (QuestEval vs the reference),
         /// qafacteval (factpico only), report (page size and time to first render), python (the Python package),
         /// summac, minicheck (or minicheck:VARIANT,... for some checkers),
         /// llm (client vs Python openai), or all (every comparison, resumable; see --only, --redo,

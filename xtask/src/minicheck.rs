@@ -95,7 +95,7 @@ fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "?".into(), |l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
 }
 
-fn factpico_run(model: &Path, pairs: &Path) -> Result<Value> {
+pub(crate) fn factpico_run(model: &Path, pairs: &Path) -> Result<Value> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args(["run", "--quiet", "--release", "-p", "factpico-minicheck", "--example", "bench_minicheck", "--"])

@@ -109,7 +109,7 @@ pub fn fixtures(no_real: bool) -> Result<()> {
     Ok(())
 }
 
-fn factpico_run(model: &Path, pairs: &Path, conv: &Path) -> Result<Value> {
+pub(crate) fn factpico_run(model: &Path, pairs: &Path, conv: &Path) -> Result<Value> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args(["run", "--quiet", "--release", "-p", "factpico-summac", "--example", "bench_summac", "--"])
@@ -128,7 +128,7 @@ fn factpico_run(model: &Path, pairs: &Path, conv: &Path) -> Result<Value> {
     serde_json::from_str(line).with_context(|| format!("bad bench output: {line}"))
 }
 
-fn max_delta(a: &Value, b: &Value, key: &str) -> f64 {
+pub(crate) fn max_delta(a: &Value, b: &Value, key: &str) -> f64 {
     let v = |x: &Value| x[key].as_array().map(|a| a.iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect::<Vec<_>>());
     match (v(a), v(b)) {
         (Some(x), Some(y)) if x.len() == y.len() => x.iter().zip(&y).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max),
