@@ -4,11 +4,15 @@ states for it.
 ``onnx/quantize.py`` (the script the ``--int8`` pull runs: dynamic int8, per-channel weight
 scales) quantises the real-weight MiniLM NLI cross-encoder of ``../shared``; AlignScore ``nli_sp``
 (max length 256, batch 2) then scores the 300 real pairs with the fp32 and the int8 graph.
-BENCHMARKS.md ("int8 drift") measured mean / max |Δ| 0.0323 / 0.2106 per summary for this graph.
-No recipe meets issue 26's target (mean ≤ 0.01, max ≤ 0.05, τ_b ≥ 0.98; "int8 recipe frontier"),
-so this pins the **stated frontier**, not the target: a change to ``quantize.py`` or to ONNX
-Runtime that makes the shipped int8 graph drift more (per-tensor scales give 0.078 / 0.437) fails
-here. The bounds leave about 20 % over the documented figures for batching differences.
+Through this path (``factpico.Scorer``, batch 2, 2 threads) the graph drifts mean / max |Δ|
+0.0317 / 0.2489 per summary with Kendall τ_b 0.895 between the fp32 and int8 scores (measured
+2026-12-04; BENCHMARKS.md's ``bench_alignscore`` run of the same graph gave 0.0323 / 0.2106:
+dynamic int8 scales each activation over the whole padded batch, so batch composition moves the
+figures). No recipe meets issue 26's target (mean ≤ 0.01, max ≤ 0.05, τ_b ≥ 0.98; BENCHMARKS.md,
+"int8 recipe frontier"), so this pins the **stated frontier**, not the target: a change to
+``quantize.py`` or to ONNX Runtime that makes the shipped int8 graph drift more fails here
+(per-tensor weight scales give 0.078 / 0.437). The bounds leave a margin of about 20 % over the
+measured figures (mean, max) and 0.025 under τ_b.
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ import factpico
 from conftest import REPO
 
 MEAN_BOUND = 0.04
-MAX_BOUND = 0.25
-TAU_BOUND = 0.95
+MAX_BOUND = 0.30
+TAU_BOUND = 0.87
 
 
 def kendall_tau_b(x: List[float], y: List[float]) -> float:
@@ -49,8 +53,12 @@ def kendall_tau_b(x: List[float], y: List[float]) -> float:
 def test_kendall_tau_b_on_known_values() -> None:
     assert kendall_tau_b([1, 2, 3, 4], [1, 2, 3, 4]) == 1.0
     assert kendall_tau_b([1, 2, 3, 4], [4, 3, 2, 1]) == -1.0
-    # scipy.stats.kendalltau([1, 2, 2, 3], [1, 3, 2, 2]) = 0.2
-    assert abs(kendall_tau_b([1, 2, 2, 3], [1, 3, 2, 2]) - 0.2) < 1e-12
+    # scipy 1.x: kendalltau([1, 2, 2, 3], [1, 3, 2, 2]) = 0.4 (3 concordant, 1 discordant, one tie
+    # in each variable: 2 / 5); kendalltau([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) = 0.6;
+    # kendalltau([1, 1, 2, 3, 5], [2, 2, 1, 3, 4]) = 0.5555…
+    assert abs(kendall_tau_b([1, 2, 2, 3], [1, 3, 2, 2]) - 0.4) < 1e-12
+    assert abs(kendall_tau_b([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) - 0.6) < 1e-12
+    assert abs(kendall_tau_b([1, 1, 2, 3, 5], [2, 2, 1, 3, 4]) - 5 / 9) < 1e-12
 
 
 def test_the_int8_pull_recipe_keeps_its_documented_drift(real_pairs, minilm: Path, tmp_path: Path, report) -> None:
