@@ -95,7 +95,21 @@ impl Cache {
         if check != "ok" {
             return Err(Error::CacheCorrupt { path: path.to_owned(), reason: format!("SQLite quick_check: {check}"), source: None });
         }
-        let _mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(|e| other("cannot switch to WAL", e))?;
+        // Switching a fresh file to WAL takes an exclusive lock, and SQLite returns SQLITE_BUSY
+        // at once (without the busy handler) when another connection opens the same new file
+        // at that moment: retry until the same 60 s deadline instead of failing the run.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0)) {
+                Ok(_) => break,
+                Err(rusqlite::Error::SqliteFailure(f, _))
+                    if f.code == rusqlite::ErrorCode::DatabaseBusy && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(other("cannot switch to WAL", e)),
+            }
+        }
         conn.execute_batch(
             "PRAGMA synchronous=NORMAL;
              CREATE TABLE IF NOT EXISTS factpico_llm_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -294,6 +308,31 @@ mod tests {
 
     fn reply(s: &str) -> Reply {
         Reply { content: s.into(), finish_reason: Some("stop".into()), usage: Usage { prompt_tokens: 3, completion_tokens: 2 }, model: None, server_ms: None, system_fingerprint: None, logprobs: None }
+    }
+
+    #[test]
+    fn many_connections_opening_one_new_file_at_once_all_succeed() {
+        // The race of two runs starting on one fresh cache (CI saw "cannot switch to WAL:
+        // database is locked"): 8 openers released together on a new file, 20 times.
+        for round in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("c.sqlite");
+            let barrier = std::sync::Barrier::new(8);
+            std::thread::scope(|s| {
+                let hs: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            Cache::open(&path).map(|_| ())
+                        })
+                    })
+                    .collect();
+                for h in hs {
+                    let opened = h.join().unwrap();
+                    assert!(opened.is_ok(), "round {round}: {:?}", opened.err().map(|e| e.to_string()));
+                }
+            });
+        }
     }
 
     #[test]
