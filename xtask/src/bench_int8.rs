@@ -99,16 +99,7 @@ pub fn measure(n_pairs: usize) -> Result<Vec<Comparison>> {
         run_script(&py, "onnx/bench_minicheck.py", &["pairs", "--n", &n_pairs.to_string(), "--out", &s(&pairs), "--corpus-out", &s(&corpus)])?;
         let (ckpt, onnx, int8) = (dir.join(format!("{v}-full")), dir.join(format!("{v}-full-onnx")), dir.join(format!("{v}-full-onnx-int8")));
         let result = (|| -> Result<Comparison> {
-            if !ckpt.join("config.json").exists() {
-                run_script(
-                    &py,
-                    "onnx/random_minicheck.py",
-                    &["--variant", v, "--size", "full", "--vocab-size", "8000", "--out", &s(&ckpt), "--corpus", &s(&corpus)],
-                )?;
-            }
-            if !onnx.join("model.onnx").exists() {
-                run_script(&py, "onnx/export_minicheck.py", &["--variant", v, "--model", &s(&ckpt), "--out", &s(&onnx)])?;
-            }
+            crate::minicheck::full_replica(&py, v, &corpus, &ckpt, &onnx)?;
             let q = quantized(&py, &onnx, &int8)?;
             let a = crate::minicheck::factpico_run(&onnx, &pairs)?;
             let b = crate::minicheck::factpico_run(&q, &pairs)?;

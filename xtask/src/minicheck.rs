@@ -95,6 +95,26 @@ fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "?".into(), |l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
 }
 
+/// The full-size random replica of MiniCheck `v` (checkpoint at `ckpt`, its ONNX export at
+/// `onnx`), each built only when absent: `onnx/random_minicheck.py --size full` (vocabulary of
+/// 8,000 pieces trained on `corpus`), then `onnx/export_minicheck.py`.
+///
+/// # Errors
+/// A failing script.
+pub(crate) fn full_replica(py: &Path, v: &str, corpus: &Path, ckpt: &Path, onnx: &Path) -> Result<()> {
+    if !ckpt.join("config.json").exists() {
+        run_script(
+            py,
+            "onnx/random_minicheck.py",
+            &["--variant", v, "--size", "full", "--vocab-size", "8000", "--out", &s(ckpt), "--corpus", &s(corpus)],
+        )?;
+    }
+    if !onnx.join("model.onnx").exists() {
+        run_script(py, "onnx/export_minicheck.py", &["--variant", v, "--model", &s(ckpt), "--out", &s(onnx)])?;
+    }
+    Ok(())
+}
+
 pub(crate) fn factpico_run(model: &Path, pairs: &Path) -> Result<Value> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
@@ -231,16 +251,7 @@ pub fn measure(what: &str, n_pairs: usize) -> Result<Vec<crate::bench_all::Compa
             rows.push(format!("| {v} | {msg} | | | | | | | |"));
             continue;
         }
-        if !ckpt.join("config.json").exists() {
-            run_script(
-                &py,
-                "onnx/random_minicheck.py",
-                &["--variant", v, "--size", "full", "--vocab-size", "8000", "--out", &s(&ckpt), "--corpus", &s(&corpus)],
-            )?;
-        }
-        if !onnx.join("model.onnx").exists() {
-            run_script(&py, "onnx/export_minicheck.py", &["--variant", v, "--model", &s(&ckpt), "--out", &s(&onnx)])?;
-        }
+        full_replica(&py, v, &corpus, &ckpt, &onnx)?;
         let ref_json = dir.join(format!("{v}-reference.json"));
         let load_before = loadavg();
         run_script(
