@@ -132,7 +132,7 @@ pub fn measure(n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
     let fp32 = factpico_run(&dir.join("onnx-base"), &pairs, &[])?;
     let int8 = factpico_run(&dir.join("onnx-base-int8"), &pairs, &[])?;
 
-    let shared = std::env::var_os("FACTPICO_SHARED").map_or_else(|| repo_root().join("../shared"), PathBuf::from);
+    let shared = crate::bench_all::shared_root();
     let minilm = shared.join("models/minilm-nli");
     let minilm_int8 = dir.join("minilm-nli-int8");
     if !minilm_int8.join("model.onnx").exists() {

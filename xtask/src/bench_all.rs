@@ -498,7 +498,8 @@ pub fn write_tables(store: &Store, pairs: usize, md_path: &Path) -> Result<()> {
 // ---------------------------------------------------------------------------------------------
 // The real sections.
 
-fn shared_root() -> PathBuf {
+/// `$FACTPICO_SHARED`, else `<repo>/../shared`: where the benchmarks read the real data and models.
+pub(crate) fn shared_root() -> PathBuf {
     std::env::var_os("FACTPICO_SHARED").map_or_else(|| repo_root().join("../shared"), PathBuf::from)
 }
 

@@ -39,8 +39,7 @@ pub fn bench(pairs: usize) -> Result<()> {
 /// # Errors
 /// As [`bench`]; a missing venv or `$FACTPICO_DAE_REFERENCE`; a failing script.
 pub fn measure(pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
-    let shared = std::env::var_os("FACTPICO_SHARED")
-        .map_or_else(|| repo_root().join("..").join("shared"), std::path::PathBuf::from);
+    let shared = crate::bench_all::shared_root();
     let vocab = shared.join("models/minilm-nli/tokenizer.json");
     let docs = shared.join("data/infolossqa/processed/documents.json");
     anyhow::ensure!(vocab.is_file() && docs.is_file(), "bench dae needs ../shared (set FACTPICO_SHARED)");

@@ -63,7 +63,7 @@ fn row(label: String, pairs: usize, fp32: &Value, int8: &Value, max_abs_delta: f
 /// No reference venv, no `../shared`, a failing script or example.
 pub fn measure(n_pairs: usize) -> Result<Vec<Comparison>> {
     let py = reference_python()?;
-    let shared = std::env::var_os("FACTPICO_SHARED").map_or_else(|| repo_root().join("../shared"), PathBuf::from);
+    let shared = crate::bench_all::shared_root();
     let mut rows = Vec::new();
 
     // SummaC

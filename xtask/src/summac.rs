@@ -237,7 +237,7 @@ pub fn measure(n_pairs: usize) -> Result<Vec<crate::bench_all::Comparison>> {
     run_script(&py, "onnx/bench_summac.py", &["pairs", "--out", &s(&pairs), "--n", &n_pairs.to_string()])?;
     run_script(&py, "onnx/bench_summac.py", &["pairs", "--out", &s(&pairs_xl), "--n", &n_xl.to_string()])?;
     run_script(&py, "onnx/bench_summac.py", &["prepare", "--size", "xlarge", "--out", &s(&dir)])?;
-    let shared = std::env::var_os("FACTPICO_SHARED").map_or_else(|| repo_root().join("../shared"), PathBuf::from);
+    let shared = crate::bench_all::shared_root();
     let minilm = one(&py, &dir, "MiniLM NLI (shared asset, BERT 6x384)", &dir.join("minilm-torch"), &shared.join("models/minilm-nli"), ("0", "2"), &pairs)?;
     let xl = one(&py, &dir, "random ALBERT-xlarge (vitc shape)", &dir.join("albert-xlarge"), &dir.join("onnx-xlarge"), ("0", "1"), &pairs_xl)?;
     let ((minilm, minilm_row), (xl, xl_row)) = (minilm, xl);
